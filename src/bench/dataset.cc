@@ -1,0 +1,272 @@
+#include "bench/dataset.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "text/text.h"
+
+namespace ontomem {
+namespace {
+
+using nlohmann::json;
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(fmt::format("cannot open {}", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::IOError(fmt::format("cannot read {}", path));
+  return ss.str();
+}
+
+int64_t DaysFromCivil(int y, unsigned m, unsigned d) {  // Howard Hinnant's algorithm
+  y -= m <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int>(doe) - 719468;
+}
+
+int MonthIndex(std::string m) {
+  static const char* kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                  "jul", "aug", "sep", "oct", "nov", "dec"};
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (int i = 0; i < 12; ++i)
+    if (m.rfind(kMonths[i], 0) == 0) return i + 1;
+  return 0;
+}
+
+std::string CategoryString(const json& v) {
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return fmt::format("{}", v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  return "";
+}
+
+// Session keys sorted by their number ("session_10" after "session_9").
+std::vector<std::pair<int, std::string>> SessionKeys(const json& conv) {
+  std::vector<std::pair<int, std::string>> keys;
+  static const std::regex re("^session_([0-9]+)$");
+  for (auto it = conv.begin(); it != conv.end(); ++it) {
+    std::smatch m;
+    const std::string& k = it.key();
+    if (std::regex_match(k, m, re) && it.value().is_array()) keys.emplace_back(std::stoi(m[1]), k);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+StatusOr<std::string> GetString(const json& obj, const char* field, const std::string& where,
+                                bool required) {
+  auto it = obj.find(field);
+  if (it == obj.end() || it->is_null()) {
+    if (required) return Status::InvalidArgument(fmt::format("{}: missing \"{}\"", where, field));
+    return std::string();
+  }
+  if (!it->is_string())
+    return Status::InvalidArgument(fmt::format("{}.{}: not a string", where, field));
+  return it->get<std::string>();
+}
+
+StatusOr<Sample> ParseSample(const json& s, size_t index, const std::string& origin) {
+  Sample out;
+  std::string where = fmt::format("{}: [{}]", origin, index);
+  if (!s.is_object()) return Status::InvalidArgument(where + ": sample is not an object");
+  ASSIGN_OR_RETURN(out.sample_id, GetString(s, "sample_id", where, false));
+  if (out.sample_id.empty()) out.sample_id = fmt::format("sample-{}", index);
+  where = fmt::format("{}: {}", origin, out.sample_id);
+  auto conv_it = s.find("conversation");
+  if (conv_it == s.end() || !conv_it->is_object())
+    return Status::InvalidArgument(where + ": missing \"conversation\" object");
+  const json& conv = *conv_it;
+  for (const auto& [num, key] : SessionKeys(conv)) {
+    int64_t session_ms = 0;
+    if (auto dt = conv.find(key + "_date_time"); dt != conv.end() && dt->is_string())
+      session_ms = ParseLocomoDateTime(dt->get<std::string>()).value_or(0);
+    const json& turns = conv[key];
+    for (size_t i = 0; i < turns.size(); ++i) {
+      const json& t = turns[i];
+      const std::string tw = fmt::format("{}: conversation.{}[{}]", where, key, i);
+      if (!t.is_object()) return Status::InvalidArgument(tw + ": turn is not an object");
+      Turn turn;
+      ASSIGN_OR_RETURN(turn.text, GetString(t, "text", tw, true));
+      ASSIGN_OR_RETURN(turn.speaker, GetString(t, "speaker", tw, false));
+      ASSIGN_OR_RETURN(turn.id, GetString(t, "dia_id", tw, false));
+      ASSIGN_OR_RETURN(std::string caption, GetString(t, "blip_caption", tw, false));
+      if (!caption.empty()) turn.text += " [image: " + caption + "]";
+      if (turn.id.empty()) turn.id = fmt::format("D{}:{}", num, i + 1);
+      turn.session = key;
+      turn.time_ms = session_ms > 0 ? session_ms + static_cast<int64_t>(i) * 1000 : 0;
+      out.turns.push_back(std::move(turn));
+    }
+  }
+  if (auto qa = s.find("qa"); qa != s.end()) {
+    if (!qa->is_array()) return Status::InvalidArgument(where + ": \"qa\" is not a list");
+    for (size_t i = 0; i < qa->size(); ++i) {
+      const json& q = (*qa)[i];
+      const std::string qw = fmt::format("{}: qa[{}]", where, i);
+      if (!q.is_object()) return Status::InvalidArgument(qw + ": not an object");
+      QaItem item;
+      ASSIGN_OR_RETURN(item.question, GetString(q, "question", qw, true));
+      if (auto ev = q.find("evidence"); ev != q.end() && ev->is_array()) {
+        for (const auto& e : *ev)
+          if (e.is_string())
+            for (auto& id : NormaliseEvidence(e.get<std::string>())) item.evidence.push_back(id);
+      }
+      if (auto c = q.find("category"); c != q.end()) item.category = CategoryString(*c);
+      if (auto im = q.find("implicit"); im != q.end() && im->is_boolean()) item.implicit = im->get<bool>();
+      if (auto p = q.find("pathology"); p != q.end()) {
+        if (p->is_string() && !p->get<std::string>().empty()) item.pathology.push_back(p->get<std::string>());
+        if (p->is_array())
+          for (const auto& x : *p)
+            if (x.is_string()) item.pathology.push_back(x.get<std::string>());
+      }
+      ASSIGN_OR_RETURN(item.speaker, GetString(q, "speaker", qw, false));
+      ASSIGN_OR_RETURN(item.domain, GetString(q, "domain", qw, false));
+      if (auto c = q.find("context"); c != q.end() && c->is_array()) {
+        for (const auto& x : *c) {
+          if (x.is_string()) item.context.push_back(x.get<std::string>());
+          else if (x.is_object() && x.contains("text") && x["text"].is_string())
+            item.context.push_back(x["text"].get<std::string>());
+        }
+      }
+      out.qa.push_back(std::move(item));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseLocomoDateTime(const std::string& s) {
+  // "1:56 pm on 8 May, 2023"
+  static const std::regex re(R"(^\s*(\d{1,2}):(\d{2})\s*([aApP][mM])\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return std::nullopt;
+  int hour = std::stoi(m[1]), minute = std::stoi(m[2]);
+  bool pm = std::tolower(static_cast<unsigned char>(m[3].str()[0])) == 'p';
+  if (hour == 12) hour = 0;
+  if (pm) hour += 12;
+  int day = std::stoi(m[4]);
+  int month = MonthIndex(m[5]);
+  int year = std::stoi(m[6]);
+  if (month == 0 || day < 1 || day > 31 || hour > 23 || minute > 59) return std::nullopt;
+  int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  return ((days * 24 + hour) * 60 + minute) * 60 * 1000;
+}
+
+std::vector<std::string> NormaliseEvidence(const std::string& raw) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (cur.empty()) return;
+    // "D:11:26" -> "D11:26"
+    if (cur.size() > 2 && cur[0] == 'D' && cur[1] == ':') cur.erase(1, 1);
+    out.push_back(cur);
+    cur.clear();
+  };
+  for (char c : raw) {
+    if (c == ';' || c == ',' || std::isspace(static_cast<unsigned char>(c))) flush();
+    else cur.push_back(c);
+  }
+  flush();
+  return out;
+}
+
+StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& origin) {
+  json doc;
+  try {
+    doc = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    return Status::InvalidArgument(fmt::format("{}: malformed JSON at byte {}: {}", origin, e.byte, e.what()));
+  }
+  Dataset ds;
+  ds.path = origin;
+  if (doc.is_object()) doc = json::array({doc});  // a single sample is accepted too
+  if (!doc.is_array()) return Status::InvalidArgument(origin + ": top level is not a list of samples");
+  try {
+    for (size_t i = 0; i < doc.size(); ++i) {
+      ASSIGN_OR_RETURN(Sample s, ParseSample(doc[i], i, origin));
+      ds.samples.push_back(std::move(s));
+    }
+  } catch (const json::exception& e) {
+    return Status::InvalidArgument(fmt::format("{}: {}", origin, e.what()));
+  }
+  return ds;
+}
+
+StatusOr<Dataset> LoadLocomo(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseLocomo(text, path);
+}
+
+namespace {
+
+std::optional<int64_t> ParseIsoTime(const std::string& s) {
+  static const std::regex re(R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?Z?)?$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return std::nullopt;
+  int64_t days = DaysFromCivil(std::stoi(m[1]), static_cast<unsigned>(std::stoi(m[2])),
+                               static_cast<unsigned>(std::stoi(m[3])));
+  int h = m[4].matched ? std::stoi(m[4]) : 0, mi = m[5].matched ? std::stoi(m[5]) : 0;
+  int sec = m[6].matched ? std::stoi(m[6]) : 0;
+  return (((days * 24 + h) * 60 + mi) * 60 + sec) * 1000;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(fmt::format("cannot open {}", path));
+  std::vector<Turn> turns;
+  std::string line;
+  size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    bool blank = std::all_of(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); });
+    if (blank) continue;
+    const std::string where = fmt::format("{}:{}", path, lineno);
+    json obj;
+    try {
+      obj = json::parse(line);
+    } catch (const json::parse_error& e) {
+      return Status::InvalidArgument(fmt::format("{}: malformed JSON at column {}: {}", where, e.byte, e.what()));
+    }
+    if (!obj.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+    Turn t;
+    ASSIGN_OR_RETURN(t.text, GetString(obj, "text", where, true));
+    ASSIGN_OR_RETURN(t.speaker, GetString(obj, "speaker", where, false));
+    ASSIGN_OR_RETURN(t.session, GetString(obj, "session", where, false));
+    if (auto id = obj.find("id"); id != obj.end() && !id->is_null()) {
+      if (id->is_string()) t.id = id->get<std::string>();
+      else if (id->is_number_integer()) t.id = std::to_string(id->get<int64_t>());
+      else return Status::InvalidArgument(where + ".id: not a string or integer");
+    }
+    if (auto tm = obj.find("time"); tm != obj.end() && !tm->is_null()) {
+      if (tm->is_number_integer()) t.time_ms = tm->get<int64_t>();
+      else if (tm->is_string()) {
+        auto v = ParseIsoTime(tm->get<std::string>());
+        if (!v) v = ParseLocomoDateTime(tm->get<std::string>());
+        if (!v) return Status::InvalidArgument(where + ".time: not Unix ms, ISO-8601 or a LoCoMo date");
+        t.time_ms = *v;
+      } else {
+        return Status::InvalidArgument(where + ".time: not a number or string");
+      }
+    }
+    turns.push_back(std::move(t));
+  }
+  if (in.bad()) return Status::IOError(fmt::format("cannot read {}", path));
+  return turns;
+}
+
+}  // namespace ontomem

@@ -1,0 +1,53 @@
+// Loader for the LoCoMo JSON format (../shared/data/locomo/README.md) and its extensions
+// (IPR-synth, PrefEval-in-LoCoMo), plus JSONL turn files for `ontomem ingest`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ontomem/status.h"
+#include "ontomem/types.h"
+
+namespace ontomem {
+
+struct QaItem {
+  std::string question;
+  std::vector<std::string> evidence;  // normalised dia_ids ("D:11:26" -> "D11:26", split on ';')
+  std::string category;               // "" when absent; numbers as their decimal string
+  std::optional<bool> implicit;
+  std::vector<std::string> pathology;  // a string or a list in the file
+  std::string speaker;                 // who asks
+  std::vector<std::string> context;    // recent turns before the question
+  std::string domain;
+};
+
+struct Sample {
+  std::string sample_id;
+  std::vector<Turn> turns;  // in session then turn order; image turns carry their caption
+  std::vector<QaItem> qa;
+};
+
+struct Dataset {
+  std::string path;
+  std::vector<Sample> samples;
+};
+
+// Parses a LoCoMo-format file. Errors name the file and the JSON path of the problem
+// ("conv-26: conversation.session_3[4].text: not a string").
+StatusOr<Dataset> LoadLocomo(const std::string& path);
+// Same from an in-memory document (`origin` names it in messages).
+StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& origin);
+
+// Parses "1:56 pm on 8 May, 2023" (LoCoMo session times) to Unix milliseconds, UTC.
+std::optional<int64_t> ParseLocomoDateTime(const std::string& s);
+
+// Splits and normalises one evidence string: "D8:6; D9:17" -> {"D8:6","D9:17"},
+// "D:11:26" -> {"D11:26"}; returns what it could not make sense of as-is.
+std::vector<std::string> NormaliseEvidence(const std::string& raw);
+
+// Reads a JSONL file of turns: one object per line with "text" and optional "speaker", "id",
+// "time" (Unix ms or ISO-8601 date/time) and "session". Errors name the line number.
+StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path);
+
+}  // namespace ontomem

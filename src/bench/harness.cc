@@ -1,0 +1,243 @@
+#include "bench/harness.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <set>
+#include <unordered_set>
+
+#include <unistd.h>
+
+#include "bench/dataset.h"
+#include "engine/memory_impl.h"
+#include "text/text.h"
+
+namespace ontomem {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+struct SliceAcc {
+  size_t n = 0;
+  double recall = 0, ndcg = 0, precision = 0;
+  void Add(double r, double g, double p) { ++n; recall += r; ndcg += g; precision += p; }
+  json ToJson() const {
+    double d = n ? static_cast<double>(n) : 1.0;
+    return {{"n", n}, {"recall", recall / d}, {"ndcg", ndcg / d}, {"evidence_precision", precision / d}};
+  }
+};
+
+struct MethodAcc {
+  SliceAcc all;
+  std::map<std::string, SliceAcc> slices;
+  std::vector<double> latency_us;
+  double context_tokens = 0;
+};
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double idx = p * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(idx)), hi = static_cast<size_t>(std::ceil(idx));
+  return v[lo] + (v[hi] - v[lo]) * (idx - static_cast<double>(lo));
+}
+
+Status MethodSetup(const std::string& name, const BenchConfig& config, Method* method,
+                   RetrieverConfig* rc) {
+  *rc = config.retriever;
+  if (name == "fusion-rrf") { *method = Method::kFusion; rc->fusion = FusionKind::kRrf; return Status::Ok(); }
+  if (name == "fusion-weighted") { *method = Method::kFusion; rc->fusion = FusionKind::kWeighted; return Status::Ok(); }
+  if (ParseMethod(name, method)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, fusion-rrf, fusion-weighted)", name));
+}
+
+}  // namespace
+
+double RecallAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k) {
+  std::unordered_set<std::string> g(gold.begin(), gold.end());
+  if (g.empty()) return 0;
+  size_t hit = 0;
+  for (size_t i = 0; i < ranked.size() && i < k; ++i) hit += g.count(ranked[i]);
+  return static_cast<double>(hit) / static_cast<double>(g.size());
+}
+
+double NdcgAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k) {
+  std::unordered_set<std::string> g(gold.begin(), gold.end());
+  if (g.empty()) return 0;
+  double dcg = 0, idcg = 0;
+  for (size_t i = 0; i < ranked.size() && i < k; ++i)
+    if (g.count(ranked[i])) dcg += 1.0 / std::log2(static_cast<double>(i) + 2.0);
+  for (size_t i = 0; i < g.size() && i < k; ++i) idcg += 1.0 / std::log2(static_cast<double>(i) + 2.0);
+  return dcg / idcg;
+}
+
+double PrecisionAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k) {
+  std::unordered_set<std::string> g(gold.begin(), gold.end());
+  size_t n = std::min(k, ranked.size());
+  if (n == 0) return 0;
+  size_t hit = 0;
+  for (size_t i = 0; i < n; ++i) hit += g.count(ranked[i]);
+  return static_cast<double>(hit) / static_cast<double>(n);
+}
+
+Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos) return Status::InvalidArgument("--param wants name=value, got " + assignment);
+  std::string name = assignment.substr(0, eq);
+  float v;
+  try {
+    v = std::stof(assignment.substr(eq + 1));
+  } catch (...) {
+    return Status::InvalidArgument("--param " + name + ": value is not a number");
+  }
+  if (name == "context_weight") c->retriever.context_weight = v;
+  else if (name == "asker_weight") c->retriever.asker_weight = v;
+  else if (name == "neighbour_weight") c->retriever.neighbour_weight = v;
+  else if (name == "fusion_dense_weight") c->retriever.fusion_dense_weight = v;
+  else if (name == "rrf_k") c->retriever.rrf_k = v;
+  else if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
+  else if (name == "speaker_weight") c->lexical.speaker_weight = v;
+  else return Status::InvalidArgument("--param: unknown knob " + name + " (see docs/tuning.md)");
+  return Status::Ok();
+}
+
+Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
+  if (!config.embedder) return Status::InvalidArgument("bench needs an embedder");
+  if (config.k < 1) return Status::InvalidArgument("--k must be at least 1");
+  std::vector<std::pair<Method, RetrieverConfig>> setups;
+  for (const auto& m : config.methods) {
+    Method method;
+    RetrieverConfig rc;
+    RETURN_IF_ERROR(MethodSetup(m, config, &method, &rc));
+    setups.emplace_back(method, rc);
+  }
+  const size_t k = static_cast<size_t>(config.k);
+  *result = json{{"k", config.k}, {"datasets", json::array()}};
+
+  for (const auto& path : config.datasets) {
+    ASSIGN_OR_RETURN(Dataset ds, LoadLocomo(path));
+    // A throwaway durable store: ingest cost is measured as users would pay it.
+    auto dir = std::filesystem::temp_directory_path() /
+               fmt::format("ontomem-bench-{}-{}", ::getpid(), result->at("datasets").size());
+    std::filesystem::remove_all(dir);
+    Options opts;
+    opts.data_dir = dir.string();
+    opts.embedder = config.embedder;
+    ASSIGN_OR_RETURN(auto store, OpenSqliteStore(opts.data_dir, true, Durability::kFull));
+    MemoryImpl mem(opts, std::move(store), config.embedder, config.retriever, config.lexical);
+
+    std::vector<MethodAcc> acc(setups.size());
+    size_t questions = 0, skipped_evidence = 0, turns_total = 0;
+    double ingest_us_total = 0;
+    for (size_t si = 0; si < ds.samples.size(); ++si) {
+      const Sample& s = ds.samples[si];
+      if (config.progress)
+        fmt::print(stderr, "\r{}: sample {}/{} ({})      ", path, si + 1, ds.samples.size(), s.sample_id);
+      UserKey key{"bench", s.sample_id};
+      // Ingest session by session, one batch each, as a chat app would flush them.
+      std::set<std::string> ids;
+      size_t i = 0;
+      while (i < s.turns.size()) {
+        size_t j = i;
+        while (j < s.turns.size() && s.turns[j].session == s.turns[i].session) ++j;
+        std::vector<Turn> batch(s.turns.begin() + static_cast<long>(i), s.turns.begin() + static_cast<long>(j));
+        auto t0 = Clock::now();
+        Status st = mem.IngestBatch(key, batch);
+        ingest_us_total += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        if (!st.ok()) return st.WithContext(fmt::format("{}: ingest {}", path, s.sample_id));
+        for (const auto& t : batch) ids.insert(t.id);
+        i = j;
+      }
+      turns_total += s.turns.size();
+      for (const QaItem& q : s.qa) {
+        std::vector<std::string> gold;
+        for (const auto& e : q.evidence) {
+          if (ids.count(e)) gold.push_back(e);
+          else ++skipped_evidence;
+        }
+        if (gold.empty()) continue;
+        ++questions;
+        for (size_t m = 0; m < setups.size(); ++m) {
+          mem.set_retriever_config(setups[m].second);
+          SearchOptions so;
+          so.k = config.k;
+          so.method = setups[m].first;
+          so.asker = q.speaker;
+          so.context = q.context;
+          auto t0 = Clock::now();
+          auto res = mem.Search(key, q.question, so);
+          double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+          if (!res.ok()) return res.status().WithContext(fmt::format("{}: search {}", path, s.sample_id));
+          std::vector<std::string> ranked;
+          for (const auto& h : res->hits) ranked.push_back(h.turn.turn.id);
+          double r = RecallAtK(ranked, gold, k), g = NdcgAtK(ranked, gold, k), p = PrecisionAtK(ranked, gold, k);
+          MethodAcc& a = acc[m];
+          a.all.Add(r, g, p);
+          a.latency_us.push_back(us);
+          a.context_tokens += static_cast<double>(res->context_tokens);
+          if (q.implicit.has_value()) a.slices[*q.implicit ? "implicit" : "explicit"].Add(r, g, p);
+          if (!q.category.empty()) a.slices["category:" + q.category].Add(r, g, p);
+          for (const auto& pth : q.pathology) a.slices["pathology:" + pth].Add(r, g, p);
+          if (!q.domain.empty()) a.slices["domain:" + q.domain].Add(r, g, p);
+        }
+      }
+      (void)mem.Forget(key);  // keep the bench's memory flat across samples
+    }
+    if (config.progress) fmt::print(stderr, "\n");
+    std::filesystem::remove_all(dir);
+
+    json dj{{"path", path}, {"questions", questions}, {"skipped_evidence", skipped_evidence},
+            {"turns", turns_total}, {"methods", json::object()}};
+    const double ingest_per_turn = turns_total ? ingest_us_total / static_cast<double>(turns_total) : 0;
+    table << fmt::format("\n{}  ({} questions, {} turns, {} evidence ids skipped)\n", path,
+                         questions, turns_total, skipped_evidence);
+    table << fmt::format("{:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>8}\n", "method",
+                         fmt::format("R@{}", k), fmt::format("nDCG@{}", k), "EvP", "p50 us",
+                         "p95 us", "ingest us", "ctx tok");
+    for (size_t m = 0; m < setups.size(); ++m) {
+      const MethodAcc& a = acc[m];
+      json mj = a.all.ToJson();
+      mj.erase("n");
+      mj["latency_us"] = {{"p50", Percentile(a.latency_us, 0.5)}, {"p95", Percentile(a.latency_us, 0.95)}};
+      mj["ingest_us_per_turn"] = ingest_per_turn;
+      mj["context_tokens"] = questions ? a.context_tokens / static_cast<double>(questions) : 0;
+      json sj = json::object();
+      for (const auto& [name, sl] : a.slices) sj[name] = sl.ToJson();
+      mj["slices"] = sj;
+      dj["methods"][config.methods[m]] = mj;
+      table << fmt::format("{:<16} {:>8.4f} {:>8.4f} {:>8.4f} {:>9.1f} {:>9.1f} {:>10.1f} {:>8.1f}\n",
+                           config.methods[m], mj["recall"].get<double>(), mj["ndcg"].get<double>(),
+                           mj["evidence_precision"].get<double>(), mj["latency_us"]["p50"].get<double>(),
+                           mj["latency_us"]["p95"].get<double>(), ingest_per_turn,
+                           mj["context_tokens"].get<double>());
+    }
+    // Per-slice recall, one row per slice, methods as columns.
+    std::set<std::string> slice_names;
+    for (const auto& a : acc) for (const auto& [n, _] : a.slices) slice_names.insert(n);
+    if (!slice_names.empty()) {
+      table << fmt::format("{:<24} {:>6}", "slice (R@k)", "n");
+      for (const auto& m : config.methods) table << fmt::format(" {:>16}", m);
+      table << "\n";
+      for (const auto& sn : slice_names) {
+        size_t n = 0;
+        for (const auto& a : acc) if (auto it = a.slices.find(sn); it != a.slices.end()) n = it->second.n;
+        table << fmt::format("{:<24} {:>6}", sn, n);
+        for (const auto& a : acc) {
+          auto it = a.slices.find(sn);
+          table << fmt::format(" {:>16.4f}", it == a.slices.end() || it->second.n == 0 ? 0.0 : it->second.recall / static_cast<double>(it->second.n));
+        }
+        table << "\n";
+      }
+    }
+    (*result)["datasets"].push_back(dj);
+  }
+  return Status::Ok();
+}
+
+}  // namespace ontomem

@@ -1,0 +1,41 @@
+// `ontomem bench`: ingests LoCoMo-format datasets user by user, asks every QA item with gold
+// evidence, and reports Recall@k, nDCG@k, evidence precision, latency, ingest cost and
+// context-token cost per method and per slice (output format in docs/benchmarks.md).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/user_memory.h"
+#include "ontomem/embedder.h"
+#include "retrieve/retriever.h"
+
+namespace ontomem {
+
+struct BenchConfig {
+  std::vector<std::string> datasets;
+  // "dense", "bm25", "fusion", and measurement variants "fusion-rrf", "fusion-weighted".
+  std::vector<std::string> methods = {"dense", "bm25", "fusion"};
+  int k = 10;
+  std::shared_ptr<Embedder> embedder;
+  RetrieverConfig retriever;
+  LexicalConfig lexical;
+  bool progress = false;  // progress lines on stderr
+};
+
+// Parses "name=value" into the retriever/lexical knobs (names as in docs/tuning.md).
+Status ApplyBenchParam(const std::string& assignment, BenchConfig* config);
+
+// Runs the benchmark; prints a table to `table` and fills `result` in the documented shape.
+Status RunBench(const BenchConfig& config, std::ostream& table, nlohmann::json* result);
+
+// Metric helpers (exposed for tests). `ranked` are the retrieved ids best first.
+double RecallAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k);
+double NdcgAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k);
+double PrecisionAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k);
+
+}  // namespace ontomem

@@ -1,0 +1,272 @@
+#include "engine/memory_impl.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/validate.h"
+
+namespace ontomem {
+namespace {
+
+// Tenant and user names may contain any character but control characters, so a NUL-free
+// separator that ValidateName rejects keeps cache keys unambiguous.
+std::string CacheKey(const UserKey& key) { return key.tenant + '\x1f' + key.user; }
+
+std::string Describe(const UserKey& key) { return fmt::format("{}/{}", key.tenant, key.user); }
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
+  if (options.data_dir.empty()) return Status::InvalidArgument("Options::data_dir is empty");
+  std::shared_ptr<Embedder> embedder = options.embedder;
+  if (!embedder) {
+    const std::string path = options.lexicon_path.empty() ? DefaultLexiconPath() : options.lexicon_path;
+    ASSIGN_OR_RETURN(embedder, LoadSifEmbedder(path));
+  }
+  ASSIGN_OR_RETURN(auto store, OpenSqliteStore(options.data_dir, options.create_if_missing,
+                                               options.durability));
+  return std::unique_ptr<Memory>(
+      std::make_unique<MemoryImpl>(options, std::move(store), std::move(embedder)));
+}
+
+MemoryImpl::MemoryImpl(Options options, std::unique_ptr<Store> store,
+                       std::shared_ptr<Embedder> embedder, RetrieverConfig retriever,
+                       LexicalConfig lexical)
+    : options_(std::move(options)),
+      store_(std::move(store)),
+      embedder_(std::move(embedder)),
+      retriever_(retriever),
+      lexical_(lexical) {}
+
+MemoryImpl::SlotPtr MemoryImpl::Acquire(const std::string& cache_key) {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  auto it = cache_.find(cache_key);
+  if (it != cache_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second.pos);
+    return it->second.slot;
+  }
+  lru_.push_front(cache_key);
+  auto slot = std::make_shared<Slot>();
+  cache_.emplace(cache_key, Entry{slot, lru_.begin()});
+  return slot;
+}
+
+Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
+  if (slot->mem) return Status::Ok();
+  auto loaded = store_->LoadTurns(key);
+  if (!loaded.ok()) {
+    if (loaded.status().code() == StatusCode::kNotFound && create) {
+      slot->mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
+      return Status::Ok();
+    }
+    return loaded.status();
+  }
+  auto mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
+  const std::string eid = embedder_->id();
+  const size_t dim = static_cast<size_t>(embedder_->dim());
+  std::vector<TurnRecord> stale;
+  for (TurnRecord& r : *loaded) {
+    // Vectors from another embedder (or none) are recomputed and written back once, so a
+    // change of embedder needs no separate reindex step.
+    if (r.embedder_id != eid || r.vector.size() != dim) {
+      r.vector.assign(dim, 0.0f);
+      RETURN_IF_ERROR(embedder_->Embed(r.stored.turn.text, r.vector.data()));
+      r.embedder_id = eid;
+      stale.push_back(r);
+    }
+    RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
+  }
+  if (!stale.empty()) RETURN_IF_ERROR(store_->UpdateVectors(key, stale));
+  slot->mem = std::move(mem);
+  return Status::Ok();
+}
+
+void MemoryImpl::Account(const std::string& cache_key, Slot* slot) {
+  const size_t now = slot->mem ? slot->mem->MemoryBytes() : 0;
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  auto it = cache_.find(cache_key);
+  if (it != cache_.end() && it->second.slot.get() == slot) {
+    total_bytes_ = total_bytes_ - slot->bytes + now;
+  }
+  slot->bytes = now;
+}
+
+void MemoryImpl::EvictOverBudget(const std::string& keep) {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  auto it = lru_.end();
+  while (total_bytes_ > options_.memory_budget_bytes && it != lru_.begin()) {
+    --it;
+    if (*it == keep) continue;
+    auto entry = cache_.find(*it);
+    Slot* slot = entry->second.slot.get();
+    std::unique_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
+    if (!slot_lock.owns_lock()) continue;  // in use: try the next one
+    slot->evicted = true;
+    total_bytes_ -= slot->bytes;
+    cache_.erase(entry);
+    it = lru_.erase(it);
+  }
+}
+
+Status MemoryImpl::Ingest(const UserKey& key, const Turn& turn) {
+  return IngestBatch(key, std::vector<Turn>{turn});
+}
+
+Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turns) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  if (turns.empty()) return Status::InvalidArgument("batch has no turns");
+  if (turns.size() > options_.max_batch_turns)
+    return Status::ResourceExhausted(fmt::format("batch has {} turns, the limit is {}",
+                                                 turns.size(), options_.max_batch_turns));
+  std::vector<TurnRecord> records(turns.size());
+  const std::string eid = embedder_->id();
+  for (size_t i = 0; i < turns.size(); ++i) {
+    RETURN_IF_ERROR(ValidateTurn(turns[i], options_,
+                                 turns[i].id.empty() ? fmt::format("turn {}", i)
+                                                     : fmt::format("turn {} (id {})", i, turns[i].id)));
+    records[i].stored.turn = turns[i];
+    records[i].vector.assign(static_cast<size_t>(embedder_->dim()), 0.0f);
+    RETURN_IF_ERROR(embedder_->Embed(turns[i].text, records[i].vector.data()));
+    records[i].embedder_id = eid;
+  }
+  const std::string ck = CacheKey(key);
+  for (;;) {
+    SlotPtr slot = Acquire(ck);
+    std::unique_lock<std::shared_mutex> lock(slot->mu);
+    if (slot->evicted) continue;
+    // Load before appending so the in-memory order matches the store's seq order.
+    Status st = EnsureLoaded(key, slot.get(), /*create=*/true);
+    if (!st.ok()) return st.WithContext("ingest into " + Describe(key));
+    st = store_->AppendTurns(key, &records);
+    if (!st.ok()) return st.WithContext("ingest into " + Describe(key));
+    for (const TurnRecord& r : records) {
+      if (r.duplicate) continue;
+      if (r.stored.seq != static_cast<int64_t>(slot->mem->size()) + 1) {
+        // Another process wrote to this user: rebuild from the store, which has everything.
+        slot->mem.reset();
+        RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
+        break;
+      }
+      RETURN_IF_ERROR(slot->mem->Append(r.stored, r.vector.data()));
+    }
+    lock.unlock();
+    Account(ck, slot.get());
+    EvictOverBudget(ck);
+    return Status::Ok();
+  }
+}
+
+StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view query,
+                                          const SearchOptions& options) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  RETURN_IF_ERROR(ValidateQuery(query, options));
+  const std::string ck = CacheKey(key);
+  for (;;) {
+    SlotPtr slot = Acquire(ck);
+    {
+      std::unique_lock<std::shared_mutex> lock(slot->mu);
+      if (slot->evicted) continue;
+      if (!slot->mem) {
+        Status st = EnsureLoaded(key, slot.get(), /*create=*/false);
+        if (!st.ok()) {
+          lock.unlock();
+          std::lock_guard<std::mutex> cl(cache_mu_);
+          // Do not keep empty slots of unknown users around.
+          auto it = cache_.find(ck);
+          if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
+            lru_.erase(it->second.pos);
+            cache_.erase(it);
+          }
+          if (st.code() == StatusCode::kNotFound)
+            return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
+          return st;
+        }
+      }
+    }
+    StatusOr<SearchResult> result = Status::Internal("unreachable");
+    {
+      std::shared_lock<std::shared_mutex> lock(slot->mu);
+      if (slot->evicted || !slot->mem) continue;
+      result = Retrieve(*slot->mem, *embedder_, query, options, retriever_);
+    }
+    Account(ck, slot.get());
+    EvictOverBudget(ck);
+    return result;
+  }
+}
+
+Status MemoryImpl::Forget(const UserKey& key) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  const std::string ck = CacheKey(key);
+  for (;;) {
+    SlotPtr slot = Acquire(ck);
+    std::unique_lock<std::shared_mutex> lock(slot->mu);
+    if (slot->evicted) continue;
+    Status st = store_->DeleteUser(key);
+    // Drop the slot whatever happened: the store is the truth and is re-read on next use.
+    slot->evicted = true;
+    slot->mem.reset();
+    {
+      std::lock_guard<std::mutex> cl(cache_mu_);
+      auto it = cache_.find(ck);
+      if (it != cache_.end() && it->second.slot == slot) {
+        total_bytes_ -= slot->bytes;
+        lru_.erase(it->second.pos);
+        cache_.erase(it);
+      }
+    }
+    if (st.code() == StatusCode::kNotFound)
+      return Status::NotFound(fmt::format("no user {}", Describe(key)));
+    return st;
+  }
+}
+
+StatusOr<std::vector<StoredTurn>> MemoryImpl::Turns(const UserKey& key) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  auto loaded = store_->LoadTurns(key);
+  if (!loaded.ok()) {
+    if (loaded.status().code() == StatusCode::kNotFound)
+      return Status::NotFound(fmt::format("no user {}", Describe(key)));
+    return loaded.status();
+  }
+  std::vector<StoredTurn> out;
+  out.reserve(loaded->size());
+  for (auto& r : *loaded) out.push_back(std::move(r.stored));
+  return out;
+}
+
+StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
+  ASSIGN_OR_RETURN(auto turns, Turns(key));
+  nlohmann::json doc;
+  doc["format"] = "ontomem-export";
+  doc["version"] = 1;
+  doc["tenant"] = key.tenant;
+  doc["user"] = key.user;
+  auto& arr = doc["turns"] = nlohmann::json::array();
+  for (const auto& t : turns) {
+    arr.push_back({{"seq", t.seq}, {"id", t.turn.id}, {"speaker", t.turn.speaker},
+                   {"text", t.turn.text}, {"time_ms", t.turn.time_ms}, {"session", t.turn.session}});
+  }
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+StatusOr<std::vector<std::string>> MemoryImpl::ListUsers(const std::string& tenant) {
+  RETURN_IF_ERROR(ValidateName("tenant", tenant, false));
+  return store_->ListUsers(tenant);
+}
+
+size_t MemoryImpl::MemoryUsage() const {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  return total_bytes_;
+}
+
+size_t MemoryImpl::LoadedUsers() const {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  size_t n = 0;
+  for (const auto& [k, e] : cache_) n += e.slot->bytes > 0 ? 1 : 0;
+  return n;
+}
+
+}  // namespace ontomem

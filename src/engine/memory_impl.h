@@ -1,0 +1,72 @@
+// The Memory facade: validates input, writes through the Store, and keeps loaded users in an
+// LRU cache under a memory budget.
+#pragma once
+
+#include <list>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include "engine/user_memory.h"
+#include "ontomem/memory.h"
+#include "retrieve/retriever.h"
+#include "store/store.h"
+
+namespace ontomem {
+
+class MemoryImpl : public Memory {
+ public:
+  MemoryImpl(Options options, std::unique_ptr<Store> store, std::shared_ptr<Embedder> embedder,
+             RetrieverConfig retriever = {}, LexicalConfig lexical = {});
+
+  Status Ingest(const UserKey& key, const Turn& turn) override;
+  Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns) override;
+  StatusOr<SearchResult> Search(const UserKey& key, std::string_view query,
+                                const SearchOptions& options) override;
+  Status Forget(const UserKey& key) override;
+  StatusOr<std::vector<StoredTurn>> Turns(const UserKey& key) override;
+  StatusOr<std::string> Export(const UserKey& key) override;
+  StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override;
+  size_t MemoryUsage() const override;
+  size_t LoadedUsers() const override;
+
+  // Tuning hooks for the benchmark harness (not part of the public API).
+  void set_retriever_config(const RetrieverConfig& c) { retriever_ = c; }
+
+ private:
+  // One user's cache slot. `mu` guards `mem` and `evicted`; a slot is evicted only when its
+  // lock is free, so an in-flight write is never lost from the cache.
+  struct Slot {
+    std::shared_mutex mu;
+    std::unique_ptr<UserMemory> mem;  // null until loaded
+    bool evicted = false;
+    size_t bytes = 0;
+  };
+  using SlotPtr = std::shared_ptr<Slot>;
+
+  SlotPtr Acquire(const std::string& cache_key);
+  // With the slot locked exclusively: loads the user from the store if needed. NotFound when
+  // the user does not exist and !create.
+  Status EnsureLoaded(const UserKey& key, Slot* slot, bool create);
+  void Account(const std::string& cache_key, Slot* slot);
+  void EvictOverBudget(const std::string& keep);
+
+  Options options_;
+  std::unique_ptr<Store> store_;
+  std::shared_ptr<Embedder> embedder_;
+  RetrieverConfig retriever_;
+  LexicalConfig lexical_;
+
+  mutable std::mutex cache_mu_;
+  std::list<std::string> lru_;  // front = most recently used
+  struct Entry {
+    SlotPtr slot;
+    std::list<std::string>::iterator pos;
+  };
+  std::unordered_map<std::string, Entry> cache_;
+  size_t total_bytes_ = 0;  // sum of Slot::bytes of cached slots, under cache_mu_
+};
+
+}  // namespace ontomem

@@ -1,0 +1,32 @@
+#include "engine/user_memory.h"
+
+#include "text/text.h"
+
+namespace ontomem {
+
+UserMemory::UserMemory(int dim, LexicalConfig lexical) : lexical_(lexical), dense_(dim) {}
+
+Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
+  WeightedTerms terms;
+  for (auto& t : text::ContentTerms(turn.turn.text)) terms.emplace_back(std::move(t), 1.0f);
+  if (!turns_.empty() && lexical_.prev_turn_weight > 0) {
+    for (auto& t : text::ContentTerms(turns_.back().turn.text))
+      terms.emplace_back(std::move(t), lexical_.prev_turn_weight);
+  }
+  if (lexical_.speaker_weight > 0) {
+    for (auto& t : text::ContentTerms(turn.turn.speaker))
+      terms.emplace_back(std::move(t), lexical_.speaker_weight);
+  }
+  RETURN_IF_ERROR(dense_.Add(turn.seq, vector));
+  bm25_.Add(terms);
+  turns_.push_back(turn);
+  text_bytes_ += turn.turn.text.capacity() + turn.turn.speaker.capacity() +
+                 turn.turn.id.capacity() + turn.turn.session.capacity() + sizeof(StoredTurn);
+  return Status::Ok();
+}
+
+size_t UserMemory::MemoryBytes() const {
+  return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes();
+}
+
+}  // namespace ontomem

@@ -1,0 +1,48 @@
+// One user's working set in memory: turns in arrival order, the dense index and the BM25
+// index, rebuilt from the store on load. The owner (MemoryImpl) guards it with a lock.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "index/bm25.h"
+#include "index/dense_index.h"
+#include "ontomem/types.h"
+
+namespace ontomem {
+
+// How a turn becomes lexical terms. The turn before it is indexed with it (answers to "when
+// did X..." are often split over a question and its reply); the speaker's name is a term so
+// that a query naming the asker favours their turns.
+struct LexicalConfig {
+  float prev_turn_weight = 0.5f;
+  float speaker_weight = 1.0f;
+};
+
+class UserMemory {
+ public:
+  UserMemory(int dim, LexicalConfig lexical = {});
+
+  // Appends a stored turn with its unit vector (dim floats). Turns arrive in seq order.
+  Status Append(const StoredTurn& turn, const float* vector);
+
+  size_t size() const { return turns_.size(); }
+  const StoredTurn& turn(size_t ordinal) const { return turns_[ordinal]; }
+  const std::vector<StoredTurn>& turns() const { return turns_; }
+  const DenseIndex& dense() const { return dense_; }
+  const Bm25Index& bm25() const { return bm25_; }
+  const LexicalConfig& lexical() const { return lexical_; }
+
+  // Approximate bytes held (turn text, vectors, postings).
+  size_t MemoryBytes() const;
+
+ private:
+  LexicalConfig lexical_;
+  std::vector<StoredTurn> turns_;
+  DenseIndex dense_;
+  Bm25Index bm25_;
+  size_t text_bytes_ = 0;
+};
+
+}  // namespace ontomem

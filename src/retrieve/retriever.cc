@@ -1,0 +1,179 @@
+#include "retrieve/retriever.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "text/text.h"
+
+namespace ontomem {
+namespace {
+
+bool MentionsFirstPerson(std::string_view query) {
+  for (const auto& t : text::Tokenize(query))
+    if (t == "i" || t == "me" || t == "my" || t == "mine" || t == "myself" || t == "'m")
+      return true;
+  return false;
+}
+
+WeightedTerms LexicalQuery(std::string_view query, const SearchOptions& options,
+                           const RetrieverConfig& config) {
+  WeightedTerms q;
+  for (auto& t : text::ContentTerms(query)) q.emplace_back(std::move(t), 1.0f);
+  if (config.context_weight > 0)
+    for (const auto& c : options.context)
+      for (auto& t : text::ContentTerms(c)) q.emplace_back(std::move(t), config.context_weight);
+  if (!options.asker.empty() && config.asker_weight > 0 && MentionsFirstPerson(query))
+    for (auto& t : text::ContentTerms(options.asker)) q.emplace_back(std::move(t), config.asker_weight);
+  return q;
+}
+
+Status DenseQuery(const Embedder& embedder, std::string_view query, const SearchOptions& options,
+                  const RetrieverConfig& config, std::vector<float>* out) {
+  const int dim = embedder.dim();
+  out->assign(dim, 0.0f);
+  RETURN_IF_ERROR(embedder.Embed(query, out->data()));
+  if (!options.context.empty() && config.context_weight > 0) {
+    std::string joined;
+    for (const auto& c : options.context) joined.append(c).push_back('\n');
+    std::vector<float> ctx(dim);
+    RETURN_IF_ERROR(embedder.Embed(joined, ctx.data()));
+    double norm = 0;
+    for (int d = 0; d < dim; ++d) {
+      (*out)[d] += config.context_weight * ctx[d];
+      norm += (*out)[d] * (*out)[d];
+    }
+    if (norm > 0)
+      for (float& v : *out) v = static_cast<float>(v / std::sqrt(norm));
+  }
+  return Status::Ok();
+}
+
+void SmoothWithNeighbours(float w, std::vector<float>* s) {
+  if (w <= 0 || s->size() < 2) return;
+  std::vector<float> orig = *s;
+  for (size_t i = 0; i < s->size(); ++i) {
+    float add = 0;
+    if (i > 0) add += orig[i - 1];
+    if (i + 1 < orig.size()) add += orig[i + 1];
+    (*s)[i] += w * add;
+  }
+}
+
+// z-score so that the two views' scales are comparable whatever the query length.
+std::vector<float> ZNormalise(const std::vector<float>& s) {
+  if (s.empty()) return {};
+  double mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  double var = 0;
+  for (float v : s) var += (v - mean) * (v - mean);
+  double sd = std::sqrt(var / static_cast<double>(s.size()));
+  std::vector<float> z(s.size(), 0.0f);
+  if (sd < 1e-9) return z;
+  for (size_t i = 0; i < s.size(); ++i) z[i] = static_cast<float>((s[i] - mean) / sd);
+  return z;
+}
+
+// Ordinals sorted best first by score; ties by earlier ordinal (deterministic).
+std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool require_positive) {
+  std::vector<int32_t> idx;
+  idx.reserve(scores.size());
+  for (size_t i = 0; i < scores.size(); ++i)
+    if (!require_positive || scores[i] > 0) idx.push_back(static_cast<int32_t>(i));
+  auto better = [&](int32_t a, int32_t b) {
+    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
+  };
+  k = std::min(k, idx.size());
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<long>(k), idx.end(), better);
+  idx.resize(k);
+  return idx;
+}
+
+// Rank of ordinal i within `scores` (1 = best), the same order as TopK.
+int RankOf(const std::vector<float>& scores, int32_t i) {
+  int r = 1;
+  for (size_t j = 0; j < scores.size(); ++j)
+    if (scores[j] > scores[i] || (scores[j] == scores[i] && static_cast<int32_t>(j) < i)) ++r;
+  return r;
+}
+
+}  // namespace
+
+StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
+                                std::string_view query, const SearchOptions& options,
+                                const RetrieverConfig& config) {
+  auto start = std::chrono::steady_clock::now();
+  SearchResult result;
+  result.method = MethodName(options.method);
+  const size_t n = user.size();
+  const size_t k = static_cast<size_t>(std::max(options.k, 0));
+
+  std::vector<float> dense, lexical;
+  const bool want_dense = options.method != Method::kBm25;
+  const bool want_lexical = options.method != Method::kDense;
+  if (want_dense) {
+    std::vector<float> qv;
+    RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv));
+    user.dense().ScoreAll(qv.data(), &dense);
+    SmoothWithNeighbours(config.neighbour_weight, &dense);
+  }
+  if (want_lexical) {
+    user.bm25().ScoreAll(LexicalQuery(query, options, config), &lexical);
+    SmoothWithNeighbours(config.neighbour_weight, &lexical);
+  }
+
+  std::vector<int32_t> top;
+  std::vector<float> final_scores;
+  switch (options.method) {
+    case Method::kDense:
+      final_scores = dense;
+      top = TopK(dense, k, false);
+      break;
+    case Method::kBm25:
+      final_scores = lexical;
+      top = TopK(lexical, k, true);
+      break;
+    case Method::kFusion:
+      if (config.fusion == FusionKind::kWeighted) {
+        std::vector<float> zd = ZNormalise(dense), zl = ZNormalise(lexical);
+        final_scores.resize(n);
+        const float wd = config.fusion_dense_weight;
+        for (size_t i = 0; i < n; ++i) final_scores[i] = wd * zd[i] + (1 - wd) * zl[i];
+      } else {
+        final_scores.assign(n, 0.0f);
+        auto add = [&](const std::vector<float>& s, bool positive_only) {
+          auto order = TopK(s, n, positive_only);
+          for (size_t r = 0; r < order.size(); ++r)
+            final_scores[order[r]] += 1.0f / (config.rrf_k + static_cast<float>(r + 1));
+        };
+        add(dense, false);
+        add(lexical, true);
+      }
+      top = TopK(final_scores, k, false);
+      break;
+  }
+
+  result.candidates = static_cast<int64_t>(n);
+  for (int32_t i : top) {
+    Hit h;
+    h.turn = user.turn(i);
+    h.score = final_scores[i];
+    if (want_dense) {
+      h.dense_score = dense[i];
+      h.dense_rank = RankOf(dense, i);
+    }
+    if (want_lexical && lexical[i] > 0) {
+      h.bm25_score = lexical[i];
+      h.bm25_rank = RankOf(lexical, i);
+    }
+    result.context_tokens += static_cast<int64_t>(text::CountWhitespaceTokens(h.turn.turn.text));
+    result.hits.push_back(std::move(h));
+  }
+  result.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace ontomem

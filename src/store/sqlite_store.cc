@@ -1,0 +1,718 @@
+// SQLite implementation of Store: <dir>/ontomem.db, WAL, a versioned schema with ordered
+// migrations. One connection per Store, serialized by a mutex; other Store instances and other
+// processes coordinate through SQLite's file locks (BEGIN IMMEDIATE + busy timeout).
+#include <sqlite3.h>
+
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "store/store.h"
+
+namespace ontomem {
+namespace {
+
+// "ONTM" in the SQLite header (PRAGMA application_id): tells our files from other SQLite files.
+constexpr int32_t kApplicationId = 0x4F4E544D;
+constexpr int kBusyTimeoutMs = 10000;
+
+// Vectors are stored as raw float32 bytes; the format is little-endian by definition.
+static_assert(std::endian::native == std::endian::little, "vector blobs assume little-endian");
+static_assert(sizeof(float) == 4);
+
+struct Migration {
+  int version;
+  const char* sql;
+};
+
+// Ordered. Never edit a released entry: append a new migration instead.
+constexpr Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE tenants (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE users (
+  id        INTEGER PRIMARY KEY,
+  tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+  name      TEXT NOT NULL,
+  UNIQUE (tenant_id, name)
+);
+CREATE TABLE turns (
+  id      INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  seq     INTEGER NOT NULL,
+  ext_id  TEXT NOT NULL,
+  speaker TEXT NOT NULL,
+  text    TEXT NOT NULL,
+  time_ms INTEGER NOT NULL,
+  session TEXT NOT NULL,
+  UNIQUE (user_id, ext_id),
+  UNIQUE (user_id, seq)
+);
+CREATE TABLE vectors (
+  turn_id     INTEGER PRIMARY KEY REFERENCES turns(id),
+  embedder_id TEXT NOT NULL,
+  dim         INTEGER NOT NULL,
+  data        BLOB NOT NULL
+);
+)sql"},
+};
+constexpr int kLatestSchema = kMigrations[std::size(kMigrations) - 1].version;
+
+constexpr const char* kCreateSchemaVersion =
+    "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)";
+
+// Statements run through the cache (pointer identity is the cache key).
+constexpr const char* kSelectTenant = "SELECT id FROM tenants WHERE name = ?1";
+constexpr const char* kInsertTenant = "INSERT INTO tenants (name) VALUES (?1)";
+constexpr const char* kSelectUserIn = "SELECT id FROM users WHERE tenant_id = ?1 AND name = ?2";
+constexpr const char* kInsertUser = "INSERT INTO users (tenant_id, name) VALUES (?1, ?2)";
+constexpr const char* kSelectUser =
+    "SELECT u.id FROM users u JOIN tenants t ON t.id = u.tenant_id "
+    "WHERE t.name = ?1 AND u.name = ?2";
+constexpr const char* kMaxSeq = "SELECT COALESCE(MAX(seq), 0) FROM turns WHERE user_id = ?1";
+constexpr const char* kSelectTurnById =
+    "SELECT seq, speaker, text, time_ms FROM turns WHERE user_id = ?1 AND ext_id = ?2";
+constexpr const char* kInsertTurn =
+    "INSERT INTO turns (user_id, seq, ext_id, speaker, text, time_ms, session) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+constexpr const char* kUpsertVector =
+    "INSERT OR REPLACE INTO vectors (turn_id, embedder_id, dim, data) VALUES (?1, ?2, ?3, ?4)";
+constexpr const char* kLoadTurns =
+    "SELECT t.seq, t.ext_id, t.speaker, t.text, t.time_ms, t.session, "
+    "       v.embedder_id, v.dim, v.data "
+    "FROM turns t LEFT JOIN vectors v ON v.turn_id = t.id "
+    "WHERE t.user_id = ?1 ORDER BY t.seq";
+constexpr const char* kDeleteUserVectors =
+    "DELETE FROM vectors WHERE turn_id IN (SELECT id FROM turns WHERE user_id = ?1)";
+constexpr const char* kDeleteUserTurns = "DELETE FROM turns WHERE user_id = ?1";
+constexpr const char* kDeleteUserRow = "DELETE FROM users WHERE id = ?1";
+constexpr const char* kListUsers =
+    "SELECT u.name FROM users u JOIN tenants t ON t.id = u.tenant_id "
+    "WHERE t.name = ?1 ORDER BY u.name";
+constexpr const char* kSelectTurnBySeq = "SELECT id FROM turns WHERE user_id = ?1 AND seq = ?2";
+constexpr const char* kDeleteVector = "DELETE FROM vectors WHERE turn_id = ?1";
+
+Status FromSqlite(int rc, const char* detail, std::string_view what) {
+  std::string msg = fmt::format("{}: {} (sqlite code {})", what, detail, rc);
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::Corruption(std::move(msg));
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_PROTOCOL:
+      return Status::IOError(std::move(msg));
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Unavailable(std::move(msg));
+    case SQLITE_NOMEM:
+      return Status::ResourceExhausted(std::move(msg));
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISUSE:
+    case SQLITE_RANGE:
+      return Status::Internal(std::move(msg));
+    default:
+      return Status::IOError(std::move(msg));
+  }
+}
+
+Status FromSqlite(sqlite3* db, int rc, std::string_view what) {
+  return FromSqlite(rc, db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc), what);
+}
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
+
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+
+// A use of a cached prepared statement. Resets it on destruction so a half-read SELECT never
+// keeps a read snapshot (and thus a transaction) open.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  ~Stmt() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+
+  // Bind errors are remembered and reported by the next Step. Text and blobs are bound
+  // SQLITE_STATIC: callers keep them alive until the statement is done.
+  void Bind(int i, int64_t v) { Check(sqlite3_bind_int64(s_, i, v)); }
+  void Bind(int i, std::string_view v) {
+    Check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
+  }
+  void BindBlob(int i, const void* data, size_t n) {
+    Check(sqlite3_bind_blob(s_, i, n == 0 ? "" : data, static_cast<int>(n), SQLITE_STATIC));
+  }
+
+  // Returns SQLITE_ROW or SQLITE_DONE in *rc; any other outcome is an error Status.
+  Status Step(std::string_view what, int* rc) {
+    if (bind_rc_ != SQLITE_OK) return FromSqlite(db_, bind_rc_, what);
+    *rc = sqlite3_step(s_);
+    if (*rc == SQLITE_ROW || *rc == SQLITE_DONE) return Status::Ok();
+    return FromSqlite(db_, *rc, what);
+  }
+  // For statements that return no rows.
+  Status Run(std::string_view what) {
+    int rc = 0;
+    RETURN_IF_ERROR(Step(what, &rc));
+    if (rc != SQLITE_DONE) return Status::Internal(fmt::format("{}: unexpected result row", what));
+    return Status::Ok();
+  }
+
+  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  std::string Text(int col) const {
+    const unsigned char* p = sqlite3_column_text(s_, col);
+    int n = sqlite3_column_bytes(s_, col);
+    return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p), n);
+  }
+  std::string_view Blob(int col) const {
+    const void* p = sqlite3_column_blob(s_, col);
+    int n = sqlite3_column_bytes(s_, col);
+    return p == nullptr ? std::string_view() : std::string_view(static_cast<const char*>(p), n);
+  }
+
+ private:
+  void Check(int rc) {
+    if (rc != SQLITE_OK && bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+  }
+  sqlite3* db_;
+  sqlite3_stmt* s_;
+  int bind_rc_ = SQLITE_OK;
+};
+
+// Rolls back on destruction unless committed, so every early error return leaves nothing behind.
+class Txn {
+ public:
+  explicit Txn(sqlite3* db) : db_(db) {}
+  Txn(const Txn&) = delete;
+  Txn& operator=(const Txn&) = delete;
+  ~Txn() {
+    // Some errors (FULL, IOERR, BUSY) already rolled back; ROLLBACK then would only fail.
+    if (active_ && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  // Immediate: take the write lock now (waiting up to the busy timeout) so the transaction
+  // never has to upgrade a read snapshot, which SQLite cannot retry in WAL mode.
+  Status Begin(bool immediate) {
+    int rc = sqlite3_exec(db_, immediate ? "BEGIN IMMEDIATE" : "BEGIN", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return FromSqlite(db_, rc, "begin transaction");
+    active_ = true;
+    return Status::Ok();
+  }
+  Status Commit() {
+    int rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return FromSqlite(db_, rc, "commit");
+    active_ = false;
+    return Status::Ok();
+  }
+
+ private:
+  sqlite3* db_;
+  bool active_ = false;
+};
+
+std::string UserName(const UserKey& key) { return key.tenant + "/" + key.user; }
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Rejects files that are not SQLite before SQLite sees them. An empty file is a new database.
+Status CheckFileHeader(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(fmt::format("cannot read {}", path));
+  char header[16] = {};
+  in.read(header, sizeof(header));
+  std::streamsize n = in.gcount();
+  if (n == 0) return Status::Ok();
+  if (n < static_cast<std::streamsize>(sizeof(header)) ||
+      std::memcmp(header, "SQLite format 3", sizeof(header)) != 0) {
+    return Status::Corruption(fmt::format("{} is not an ontomem database", path));
+  }
+  return Status::Ok();
+}
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(std::string path, DbPtr db) : path_(std::move(path)), db_(std::move(db)) {}
+
+  Status Init(Durability durability);
+
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) override;
+  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) override;
+  StatusOr<bool> HasUser(const UserKey& key) override;
+  Status DeleteUser(const UserKey& key) override;
+  StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override;
+  Status UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) override;
+
+ private:
+  struct Assigned {
+    int64_t seq;
+    std::string id;
+    bool duplicate;
+  };
+
+  sqlite3* db() const { return db_.get(); }
+  Status Exec(const char* sql, std::string_view what);
+  StatusOr<int64_t> QueryInt(const char* sql, std::string_view what);
+  // The cached statement for `sql` (a constant above).
+  StatusOr<sqlite3_stmt*> Prepare(const char* sql);
+  // Schema version of the file: 0 for a new empty database. Corruption if the file is not ours.
+  StatusOr<int> ReadSchemaVersion();
+  Status Migrate();
+
+  StatusOr<std::optional<int64_t>> FindUser(const UserKey& key);
+  StatusOr<int64_t> FindOrCreate(const char* select_sql, const char* insert_sql,
+                                 std::optional<int64_t> parent, const std::string& name);
+  Status AppendLocked(const UserKey& key, const std::vector<TurnRecord>& records,
+                      std::vector<Assigned>* out);
+  Status PutVector(int64_t turn_row, const TurnRecord& r, std::string_view what);
+
+  std::mutex mu_;
+  const std::string path_;
+  DbPtr db_;  // declared before stmts_: statements are finalized first
+  std::unordered_map<const char*, StmtPtr> stmts_;
+};
+
+Status SqliteStore::Exec(const char* sql, std::string_view what) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db(), sql, nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return Status::Ok();
+  Status st = FromSqlite(rc, err != nullptr ? err : sqlite3_errstr(rc), what);
+  sqlite3_free(err);
+  return st;
+}
+
+StatusOr<int64_t> SqliteStore::QueryInt(const char* sql, std::string_view what) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db(), sql, -1, &raw, nullptr);
+  StmtPtr owned(raw);
+  if (rc != SQLITE_OK) return FromSqlite(db(), rc, what);
+  rc = sqlite3_step(raw);
+  if (rc == SQLITE_ROW) return sqlite3_column_int64(raw, 0);
+  if (rc == SQLITE_DONE) return Status::Internal(fmt::format("{}: no result row", what));
+  return FromSqlite(db(), rc, what);
+}
+
+StatusOr<sqlite3_stmt*> SqliteStore::Prepare(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it != stmts_.end()) return it->second.get();
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v3(db(), sql, -1, SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(raw);
+    return FromSqlite(db(), rc, fmt::format("prepare \"{}\"", sql));
+  }
+  stmts_.emplace(sql, StmtPtr(raw));
+  return raw;
+}
+
+StatusOr<int> SqliteStore::ReadSchemaVersion() {
+  const std::string not_ours = fmt::format("{} is not an ontomem database", path_);
+  auto wrap = [&](const Status& st) {
+    // Whatever SQLite says about a file that is not a database, the useful message is ours.
+    if (st.code() == StatusCode::kCorruption) return Status::Corruption(not_ours + " (" + st.message() + ")");
+    return st.WithContext(fmt::format("open {}", path_));
+  };
+  StatusOr<int64_t> app_id = QueryInt("PRAGMA application_id", "read application_id");
+  if (!app_id.ok()) return wrap(app_id.status());
+  StatusOr<int64_t> objects = QueryInt("SELECT count(*) FROM sqlite_master", "read schema");
+  if (!objects.ok()) return wrap(objects.status());
+  StatusOr<int64_t> has_version = QueryInt(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
+      "read schema");
+  if (!has_version.ok()) return wrap(has_version.status());
+
+  if (*app_id == 0 && *objects == 0) return 0;  // new, empty database
+  if (*app_id != kApplicationId || *has_version == 0) return Status::Corruption(not_ours);
+  StatusOr<int64_t> version =
+      QueryInt("SELECT COALESCE(MAX(version), 0) FROM schema_version", "read schema_version");
+  if (!version.ok()) return wrap(version.status());
+  if (*version > kLatestSchema) {
+    return Status::FailedPrecondition(
+        fmt::format("{} was written by a newer ontomem (schema {}, this build knows {})", path_,
+                    *version, kLatestSchema));
+  }
+  // Migration 1 records itself in the transaction that creates the table, so ours is never empty.
+  if (*version < 1) return Status::Corruption(not_ours + " (no schema version recorded)");
+  return static_cast<int>(*version);
+}
+
+Status SqliteStore::Migrate() {
+  Txn txn(db());
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext("migrate " + path_));
+  // Re-read under the write lock: another process may have migrated since the first check.
+  ASSIGN_OR_RETURN(int current, ReadSchemaVersion());
+  if (current == kLatestSchema) return Status::Ok();
+  if (current == 0) {
+    RETURN_IF_ERROR(Exec(kCreateSchemaVersion, "create schema_version"));
+    RETURN_IF_ERROR(Exec(fmt::format("PRAGMA application_id = {}", kApplicationId).c_str(),
+                         "set application_id"));
+  }
+  for (const Migration& m : kMigrations) {
+    if (m.version <= current) continue;
+    std::string what = fmt::format("migrate {} to schema {}", path_, m.version);
+    RETURN_IF_ERROR(Exec(m.sql, what));
+    RETURN_IF_ERROR(Exec(fmt::format("INSERT INTO schema_version (version, applied_at) "
+                                     "VALUES ({}, {})",
+                                     m.version, NowMs())
+                             .c_str(),
+                         what));
+  }
+  return txn.Commit().WithContext("migrate " + path_);
+}
+
+Status SqliteStore::Init(Durability durability) {
+  sqlite3_extended_result_codes(db(), 1);
+  int rc = sqlite3_busy_timeout(db(), kBusyTimeoutMs);
+  if (rc != SQLITE_OK) return FromSqlite(db(), rc, "set busy timeout");
+
+  // Validate before anything that writes: a foreign or newer file must be left untouched.
+  ASSIGN_OR_RETURN(int version, ReadSchemaVersion());
+
+  {
+    sqlite3_stmt* raw = nullptr;
+    rc = sqlite3_prepare_v2(db(), "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+    StmtPtr owned(raw);
+    if (rc != SQLITE_OK) return FromSqlite(db(), rc, "enable WAL on " + path_);
+    rc = sqlite3_step(raw);
+    if (rc != SQLITE_ROW) return FromSqlite(db(), rc, "enable WAL on " + path_);
+    const unsigned char* mode = sqlite3_column_text(raw, 0);
+    if (mode == nullptr || std::string_view(reinterpret_cast<const char*>(mode)) != "wal") {
+      return Status::IOError(fmt::format("enable WAL on {}: journal mode stays {}", path_,
+                                         mode ? reinterpret_cast<const char*>(mode) : "unknown"));
+    }
+  }
+  const char* sync = durability == Durability::kFull     ? "PRAGMA synchronous = FULL"
+                     : durability == Durability::kNormal ? "PRAGMA synchronous = NORMAL"
+                                                         : "PRAGMA synchronous = OFF";
+  RETURN_IF_ERROR(Exec(sync, "set synchronous on " + path_));
+  RETURN_IF_ERROR(Exec("PRAGMA foreign_keys = ON", "enable foreign keys on " + path_));
+  if (version < kLatestSchema) RETURN_IF_ERROR(Migrate());
+  return Status::Ok();
+}
+
+StatusOr<std::optional<int64_t>> SqliteStore::FindUser(const UserKey& key) {
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kSelectUser));
+  Stmt s(db(), raw);
+  s.Bind(1, key.tenant);
+  s.Bind(2, key.user);
+  int rc = 0;
+  RETURN_IF_ERROR(s.Step("look up user", &rc));
+  if (rc == SQLITE_ROW) return std::optional<int64_t>(s.Int(0));
+  return std::optional<int64_t>();
+}
+
+StatusOr<int64_t> SqliteStore::FindOrCreate(const char* select_sql, const char* insert_sql,
+                                            std::optional<int64_t> parent,
+                                            const std::string& name) {
+  int col = 1;
+  {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(select_sql));
+    Stmt s(db(), raw);
+    if (parent) s.Bind(col++, *parent);
+    s.Bind(col, name);
+    int rc = 0;
+    RETURN_IF_ERROR(s.Step("look up " + name, &rc));
+    if (rc == SQLITE_ROW) return s.Int(0);
+  }
+  col = 1;
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(insert_sql));
+  Stmt s(db(), raw);
+  if (parent) s.Bind(col++, *parent);
+  s.Bind(col, name);
+  RETURN_IF_ERROR(s.Run("create " + name));
+  return sqlite3_last_insert_rowid(db());
+}
+
+Status SqliteStore::PutVector(int64_t turn_row, const TurnRecord& r, std::string_view what) {
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kUpsertVector));
+  Stmt s(db(), raw);
+  s.Bind(1, turn_row);
+  s.Bind(2, r.embedder_id);
+  s.Bind(3, static_cast<int64_t>(r.vector.size()));
+  s.BindBlob(4, r.vector.data(), r.vector.size() * sizeof(float));
+  return s.Run(what);
+}
+
+Status SqliteStore::AppendLocked(const UserKey& key, const std::vector<TurnRecord>& records,
+                                 std::vector<Assigned>* out) {
+  ASSIGN_OR_RETURN(int64_t tenant_id, FindOrCreate(kSelectTenant, kInsertTenant, std::nullopt, key.tenant));
+  ASSIGN_OR_RETURN(int64_t user_id, FindOrCreate(kSelectUserIn, kInsertUser, tenant_id, key.user));
+  int64_t next_seq = 0;
+  {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kMaxSeq));
+    Stmt s(db(), raw);
+    s.Bind(1, user_id);
+    int rc = 0;
+    RETURN_IF_ERROR(s.Step("read last seq", &rc));
+    next_seq = s.Int(0) + 1;
+  }
+
+  for (const TurnRecord& r : records) {
+    const Turn& t = r.stored.turn;
+    bool assigned = t.id.empty();
+    std::string id = assigned ? fmt::format("T{}", next_seq) : t.id;
+    {
+      // Finds earlier rows of this same batch too: they are already inserted in this txn.
+      ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kSelectTurnById));
+      Stmt s(db(), raw);
+      s.Bind(1, user_id);
+      s.Bind(2, id);
+      int rc = 0;
+      RETURN_IF_ERROR(s.Step("look up turn " + id, &rc));
+      if (rc == SQLITE_ROW) {
+        int64_t seq = s.Int(0);
+        if (assigned) {
+          return Status::AlreadyExists(fmt::format(
+              "assigned turn id {} is already used by the turn with seq {}", id, seq));
+        }
+        if (s.Text(1) != t.speaker || s.Text(2) != t.text || s.Int(3) != t.time_ms) {
+          return Status::AlreadyExists(
+              fmt::format("turn id {} is already stored with different content", id));
+        }
+        out->push_back({seq, id, true});
+        continue;
+      }
+    }
+    std::string what = "store turn " + id;
+    {
+      ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kInsertTurn));
+      Stmt s(db(), raw);
+      s.Bind(1, user_id);
+      s.Bind(2, next_seq);
+      s.Bind(3, id);
+      s.Bind(4, t.speaker);
+      s.Bind(5, t.text);
+      s.Bind(6, t.time_ms);
+      s.Bind(7, t.session);
+      RETURN_IF_ERROR(s.Run(what));
+    }
+    if (!r.vector.empty()) RETURN_IF_ERROR(PutVector(sqlite3_last_insert_rowid(db()), r, what));
+    out->push_back({next_seq, std::move(id), false});
+    ++next_seq;
+  }
+  return Status::Ok();
+}
+
+Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) {
+  // An empty batch creates nothing (not even the user), like the in-memory store.
+  if (records->empty()) return Status::Ok();
+  const std::string ctx = "append turns for " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Assigned> assigned;
+  assigned.reserve(records->size());
+  {
+    Txn txn(db());
+    RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+    RETURN_IF_ERROR(AppendLocked(key, *records, &assigned).WithContext(ctx));
+    RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+  }
+  // Only a committed batch changes the caller's records.
+  for (size_t i = 0; i < records->size(); ++i) {
+    TurnRecord& r = (*records)[i];
+    r.stored.seq = assigned[i].seq;
+    r.stored.turn.id = std::move(assigned[i].id);
+    r.duplicate = assigned[i].duplicate;
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<TurnRecord>> SqliteStore::LoadTurns(const UserKey& key) {
+  const std::string ctx = "load turns for " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  Txn txn(db());  // one snapshot for the user lookup and the rows
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext(ctx);
+  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+
+  std::vector<TurnRecord> out;
+  {
+    StatusOr<sqlite3_stmt*> raw = Prepare(kLoadTurns);
+    if (!raw.ok()) return raw.status().WithContext(ctx);
+    Stmt s(db(), *raw);
+    s.Bind(1, **user);
+    for (;;) {
+      int rc = 0;
+      Status st = s.Step("read turns", &rc);
+      if (!st.ok()) return st.WithContext(ctx);
+      if (rc == SQLITE_DONE) break;
+      TurnRecord r;
+      r.stored.seq = s.Int(0);
+      r.stored.turn.id = s.Text(1);
+      r.stored.turn.speaker = s.Text(2);
+      r.stored.turn.text = s.Text(3);
+      r.stored.turn.time_ms = s.Int(4);
+      r.stored.turn.session = s.Text(5);
+      if (!s.IsNull(6)) {
+        r.embedder_id = s.Text(6);
+        int64_t dim = s.Int(7);
+        std::string_view blob = s.Blob(8);
+        if (dim < 0 || blob.size() != static_cast<size_t>(dim) * sizeof(float)) {
+          return Status::Corruption(fmt::format("{}: vector of turn {} has {} bytes for dim {}",
+                                                ctx, r.stored.seq, blob.size(), dim));
+        }
+        r.vector.resize(dim);
+        if (dim > 0) std::memcpy(r.vector.data(), blob.data(), blob.size());
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+  return out;
+}
+
+StatusOr<bool> SqliteStore::HasUser(const UserKey& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext("look up user " + UserName(key));
+  return user->has_value();
+}
+
+Status SqliteStore::DeleteUser(const UserKey& key) {
+  const std::string ctx = "delete user " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  Txn txn(db());
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext(ctx);
+  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+  for (const char* sql : {kDeleteUserVectors, kDeleteUserTurns, kDeleteUserRow}) {
+    StatusOr<sqlite3_stmt*> raw = Prepare(sql);
+    if (!raw.ok()) return raw.status().WithContext(ctx);
+    Stmt s(db(), *raw);
+    s.Bind(1, **user);
+    RETURN_IF_ERROR(s.Run("delete rows").WithContext(ctx));
+  }
+  return txn.Commit().WithContext(ctx);
+}
+
+StatusOr<std::vector<std::string>> SqliteStore::ListUsers(const std::string& tenant) {
+  const std::string ctx = "list users of " + tenant;
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusOr<sqlite3_stmt*> raw = Prepare(kListUsers);
+  if (!raw.ok()) return raw.status().WithContext(ctx);
+  Stmt s(db(), *raw);
+  s.Bind(1, tenant);
+  std::vector<std::string> out;
+  for (;;) {
+    int rc = 0;
+    Status st = s.Step("read users", &rc);
+    if (!st.ok()) return st.WithContext(ctx);
+    if (rc == SQLITE_DONE) break;
+    out.push_back(s.Text(0));
+  }
+  return out;
+}
+
+Status SqliteStore::UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) {
+  const std::string ctx = "update vectors for " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  Txn txn(db());
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext(ctx);
+  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+  for (const TurnRecord& r : records) {
+    const int64_t seq = r.stored.seq;
+    int64_t turn_row = 0;
+    {
+      StatusOr<sqlite3_stmt*> raw = Prepare(kSelectTurnBySeq);
+      if (!raw.ok()) return raw.status().WithContext(ctx);
+      Stmt s(db(), *raw);
+      s.Bind(1, **user);
+      s.Bind(2, seq);
+      int rc = 0;
+      RETURN_IF_ERROR(s.Step("look up turn", &rc).WithContext(ctx));
+      if (rc != SQLITE_ROW) return Status::NotFound(fmt::format("{}: no turn with seq {}", ctx, seq));
+      turn_row = s.Int(0);
+    }
+    std::string what = fmt::format("store vector of turn {}", seq);
+    if (r.vector.empty()) {
+      // No vector: drop the stored one so the turn is re-embedded on load.
+      StatusOr<sqlite3_stmt*> raw = Prepare(kDeleteVector);
+      if (!raw.ok()) return raw.status().WithContext(ctx);
+      Stmt s(db(), *raw);
+      s.Bind(1, turn_row);
+      RETURN_IF_ERROR(s.Run(what).WithContext(ctx));
+    } else {
+      RETURN_IF_ERROR(PutVector(turn_row, r, what).WithContext(ctx));
+    }
+  }
+  return txn.Commit().WithContext(ctx);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool create_if_missing,
+                                                 Durability durability) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) return Status::InvalidArgument("open store: data directory is empty");
+  const fs::path dir_path(dir);
+  const std::string path = (dir_path / kDatabaseFileName).string();
+
+  std::error_code ec;
+  fs::file_status dir_status = fs::status(dir_path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return Status::IOError(fmt::format("open store: cannot stat {}: {}", dir, ec.message()));
+  }
+  if (!fs::exists(dir_status)) {
+    if (!create_if_missing) {
+      return Status::NotFound(fmt::format("open store: data directory {} does not exist", dir));
+    }
+    fs::create_directories(dir_path, ec);
+    if (ec) return Status::IOError(fmt::format("open store: cannot create {}: {}", dir, ec.message()));
+  } else if (!fs::is_directory(dir_status)) {
+    return Status::InvalidArgument(fmt::format("open store: {} is not a directory", dir));
+  }
+
+  // A directory that holds other files but no ontomem.db is fine: users point us at ./data.
+  const bool exists = fs::exists(fs::path(path), ec);
+  if (!exists && !create_if_missing) {
+    return Status::NotFound(fmt::format("open store: {} does not exist", path));
+  }
+  if (exists) RETURN_IF_ERROR(CheckFileHeader(path));
+
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;  // our own mutex serializes use
+  if (!exists) flags |= SQLITE_OPEN_CREATE;
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  DbPtr db(raw);
+  if (rc != SQLITE_OK) return FromSqlite(raw, rc, "open " + path);
+
+  auto store = std::make_unique<SqliteStore>(path, std::move(db));
+  RETURN_IF_ERROR(store->Init(durability));
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace ontomem

@@ -1,0 +1,63 @@
+// The durable store behind Memory. One implementation per backend (SQLite now, Redis Cluster
+// later); a fake in tests. Every method is one transaction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ontomem/options.h"
+#include "ontomem/status.h"
+#include "ontomem/types.h"
+
+namespace ontomem {
+
+// A turn plus its dense vector as stored.
+struct TurnRecord {
+  StoredTurn stored;          // seq is assigned by AppendTurns
+  std::vector<float> vector;  // may be empty (then it is recomputed on load)
+  std::string embedder_id;    // id of the embedder that made `vector`
+  bool duplicate = false;     // set by AppendTurns: same id and content already stored
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Appends the records to the user's log in one transaction, creating tenant and user on
+  // first use. Assigns stored.seq (next in the user's order) and stored.turn.id ("T<seq>") when
+  // empty. A record whose id is already stored with the same speaker, text and time is marked
+  // duplicate and not stored again; with different content the whole call fails with
+  // AlreadyExists and nothing is stored. OK means committed with the configured durability.
+  virtual Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) = 0;
+
+  // All of the user's turns in seq order. NotFound if the tenant or user is unknown.
+  virtual StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) = 0;
+
+  // Whether the user exists.
+  virtual StatusOr<bool> HasUser(const UserKey& key) = 0;
+
+  // Deletes the user and all their rows in one transaction. NotFound if unknown.
+  virtual Status DeleteUser(const UserKey& key) = 0;
+
+  // Users of the tenant, sorted by name; empty when the tenant is unknown.
+  virtual StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) = 0;
+
+  // Replaces stored vectors (after an embedder change). `records` name turns by seq.
+  virtual Status UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) = 0;
+};
+
+// Opens <dir>/ontomem.db (WAL, synchronous per durability, busy timeout for concurrent
+// writers, migrations applied). Corruption if the file is not an ontomem database;
+// FailedPrecondition if it was written by a newer schema; NotFound if absent and
+// !create_if_missing.
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool create_if_missing,
+                                                 Durability durability);
+
+// A process-local store for unit tests; same contract, nothing durable.
+std::unique_ptr<Store> NewInMemoryStore();
+
+// Name of the database file inside a data directory.
+inline constexpr const char* kDatabaseFileName = "ontomem.db";
+
+}  // namespace ontomem

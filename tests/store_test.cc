@@ -1,0 +1,616 @@
+// Store contract tests, run against the SQLite store and the in-memory fake, plus SQLite-only
+// tests for files on disk (reopen, foreign files, newer schema, concurrent instances).
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "store/store.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+namespace fs = std::filesystem;
+
+TurnRecord Rec(std::string id, std::string speaker, std::string text, int64_t time_ms = 0,
+               std::vector<float> vec = {}, std::string embedder = "") {
+  TurnRecord r;
+  r.stored.turn.id = std::move(id);
+  r.stored.turn.speaker = std::move(speaker);
+  r.stored.turn.text = std::move(text);
+  r.stored.turn.time_ms = time_ms;
+  r.vector = std::move(vec);
+  r.embedder_id = std::move(embedder);
+  return r;
+}
+
+std::vector<TurnRecord> LoadOrDie(Store* store, const UserKey& key) {
+  StatusOr<std::vector<TurnRecord>> turns = store->LoadTurns(key);
+  EXPECT_TRUE(turns.ok()) << turns.status().ToString();
+  return turns.ok() ? std::move(turns).value() : std::vector<TurnRecord>{};
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Runs SQL against a database file with the raw C API (to fake foreign or future files).
+void RawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+int64_t RawQueryInt(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    v = sqlite3_column_int64(s, 0);
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+std::string RawQueryText(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  std::string v;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    v = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contract, for both implementations.
+
+class StoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("ontomem-store");
+    store_ = Make();
+    ASSERT_NE(store_, nullptr);
+  }
+  void TearDown() override {
+    store_.reset();
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  std::unique_ptr<Store> Make() {
+    if (GetParam() == "Memory") return NewInMemoryStore();
+    auto s = OpenSqliteStore(dir_, true, Durability::kNormal);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+  void Append(const UserKey& key, std::vector<TurnRecord>* recs) {
+    Status st = store_->AppendTurns(key, recs);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+  const UserKey alice_{"acme", "alice"};
+};
+
+TEST_P(StoreTest, RoundTripWithVectorsAndUnicode) {
+  std::vector<TurnRecord> recs = {
+      Rec("D1:1", "Zoë", "Ich möchte nach Zürich fahren 🚆", 1700000000123, {0.5f, -1.25f, 3e-8f},
+          "glove-sif-300"),
+      Rec("D1:2", "", "日本語のテキスト، والعربية too", 0),
+      Rec("D1:3", "bob", "combining e\xcc\x81 and a NUL-free line\nwith newline", -5, {1.0f},
+          "other"),
+  };
+  recs[1].stored.turn.session = "session_1";
+  recs[2].stored.turn.session = "séance_2";
+  Append(alice_, &recs);
+
+  std::vector<TurnRecord> got = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(got[i].stored.seq, static_cast<int64_t>(i + 1));
+    EXPECT_EQ(got[i].stored.turn.id, recs[i].stored.turn.id);
+    EXPECT_EQ(got[i].stored.turn.speaker, recs[i].stored.turn.speaker);
+    EXPECT_EQ(got[i].stored.turn.text, recs[i].stored.turn.text);
+    EXPECT_EQ(got[i].stored.turn.time_ms, recs[i].stored.turn.time_ms);
+    EXPECT_EQ(got[i].stored.turn.session, recs[i].stored.turn.session);
+    EXPECT_EQ(got[i].vector, recs[i].vector);  // bit-exact floats
+    EXPECT_EQ(got[i].embedder_id, recs[i].embedder_id);
+    EXPECT_FALSE(got[i].duplicate);
+  }
+}
+
+TEST_P(StoreTest, AssignsSeqAndIdsAcrossBatches) {
+  std::vector<TurnRecord> a = {Rec("", "x", "one"), Rec("", "x", "two")};
+  Append(alice_, &a);
+  EXPECT_EQ(a[0].stored.seq, 1);
+  EXPECT_EQ(a[0].stored.turn.id, "T1");
+  EXPECT_EQ(a[1].stored.seq, 2);
+  EXPECT_EQ(a[1].stored.turn.id, "T2");
+
+  std::vector<TurnRecord> b = {Rec("D1:3", "x", "three"), Rec("", "x", "four")};
+  Append(alice_, &b);
+  EXPECT_EQ(b[0].stored.seq, 3);
+  EXPECT_EQ(b[0].stored.turn.id, "D1:3");
+  EXPECT_EQ(b[1].stored.seq, 4);
+  EXPECT_EQ(b[1].stored.turn.id, "T4");
+
+  std::vector<TurnRecord> got = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(got.size(), 4u);
+  std::vector<std::string> texts;
+  for (const auto& r : got) texts.push_back(r.stored.turn.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"one", "two", "three", "four"}));
+  EXPECT_EQ(got[3].stored.turn.id, "T4");
+}
+
+TEST_P(StoreTest, EmptyBatchCreatesNothing) {
+  std::vector<TurnRecord> none;
+  Append(alice_, &none);
+  auto has = store_->HasUser(alice_);
+  ASSERT_TRUE(has.ok());
+  EXPECT_FALSE(*has);
+}
+
+TEST_P(StoreTest, DuplicateWithSameContentIsNoOp) {
+  std::vector<TurnRecord> a = {Rec("D1:1", "x", "hello", 42, {1, 2}, "e")};
+  Append(alice_, &a);
+  // Retry of the same turn (vector and session may differ; only id+content matter) plus a new one.
+  std::vector<TurnRecord> b = {Rec("D1:1", "x", "hello", 42), Rec("D1:2", "y", "new")};
+  Append(alice_, &b);
+  EXPECT_TRUE(b[0].duplicate);
+  EXPECT_EQ(b[0].stored.seq, 1);  // where the original lives
+  EXPECT_FALSE(b[1].duplicate);
+  EXPECT_EQ(b[1].stored.seq, 2);
+
+  std::vector<TurnRecord> got = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].vector, (std::vector<float>{1, 2}));  // the original is untouched
+  EXPECT_EQ(got[1].stored.turn.id, "D1:2");
+}
+
+TEST_P(StoreTest, DuplicateWithDifferentContentRejectsWholeBatch) {
+  std::vector<TurnRecord> a = {Rec("D1:1", "x", "hello", 42)};
+  Append(alice_, &a);
+
+  const std::vector<TurnRecord> conflicts = {
+      Rec("D1:1", "x", "hello!", 42),  // text
+      Rec("D1:1", "y", "hello", 42),   // speaker
+      Rec("D1:1", "x", "hello", 43),   // time
+  };
+  for (const TurnRecord& conflict : conflicts) {
+    std::vector<TurnRecord> b = {Rec("D1:2", "x", "fine"), Rec("", "x", "fine too"), conflict};
+    const std::vector<TurnRecord> before = b;
+    Status st = store_->AppendTurns(alice_, &b);
+    EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
+    EXPECT_NE(st.message().find("D1:1"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("acme/alice"), std::string::npos) << st.message();
+    // Nothing stored, caller's records untouched.
+    EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 1u);
+    for (size_t i = 0; i < b.size(); ++i) {
+      EXPECT_EQ(b[i].stored.seq, before[i].stored.seq);
+      EXPECT_EQ(b[i].stored.turn.id, before[i].stored.turn.id);
+      EXPECT_FALSE(b[i].duplicate);
+    }
+  }
+  // The store still works and seqs continue without gaps.
+  std::vector<TurnRecord> c = {Rec("D1:2", "x", "fine")};
+  Append(alice_, &c);
+  EXPECT_EQ(c[0].stored.seq, 2);
+}
+
+TEST_P(StoreTest, DuplicateInsideOneBatch) {
+  std::vector<TurnRecord> same = {Rec("X", "s", "t", 1), Rec("X", "s", "t", 1)};
+  Append(alice_, &same);
+  EXPECT_FALSE(same[0].duplicate);
+  EXPECT_TRUE(same[1].duplicate);
+  EXPECT_EQ(same[0].stored.seq, 1);
+  EXPECT_EQ(same[1].stored.seq, 1);
+  EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 1u);
+
+  std::vector<TurnRecord> differ = {Rec("Y", "s", "t"), Rec("Y", "s", "u")};
+  Status st = store_->AppendTurns(alice_, &differ);
+  EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
+  EXPECT_NE(st.message().find("Y"), std::string::npos);
+  EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 1u);  // the first Y is not stored either
+}
+
+TEST_P(StoreTest, AssignedIdCollidingWithCallerIdIsRejected) {
+  // The caller used "T2" for seq 1; the engine cannot also give seq 2 the id "T2".
+  std::vector<TurnRecord> a = {Rec("T2", "x", "first")};
+  Append(alice_, &a);
+  std::vector<TurnRecord> b = {Rec("", "x", "second")};
+  Status st = store_->AppendTurns(alice_, &b);
+  EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
+  EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 1u);
+}
+
+TEST_P(StoreTest, TenantsAndUsersArePartitioned) {
+  const UserKey a{"tenant-a", "bob"}, b{"tenant-b", "bob"}, c{"tenant-a", "carol"};
+  std::vector<TurnRecord> ra = {Rec("D1", "bob", "secret of a")};
+  std::vector<TurnRecord> rb = {Rec("D1", "bob", "secret of b"), Rec("D2", "bob", "more b")};
+  std::vector<TurnRecord> rc = {Rec("D1", "carol", "carol's")};
+  Append(a, &ra);
+  Append(b, &rb);  // same id, different content, other partition: no conflict
+  Append(c, &rc);
+  EXPECT_EQ(ra[0].stored.seq, 1);
+  EXPECT_EQ(rb[0].stored.seq, 1);
+  EXPECT_EQ(rc[0].stored.seq, 1);
+
+  auto ga = LoadOrDie(store_.get(), a);
+  auto gb = LoadOrDie(store_.get(), b);
+  auto gc = LoadOrDie(store_.get(), c);
+  ASSERT_EQ(ga.size(), 1u);
+  ASSERT_EQ(gb.size(), 2u);
+  ASSERT_EQ(gc.size(), 1u);
+  EXPECT_EQ(ga[0].stored.turn.text, "secret of a");
+  EXPECT_EQ(gb[0].stored.turn.text, "secret of b");
+  EXPECT_EQ(gc[0].stored.turn.text, "carol's");
+
+  // Unknown combinations do not exist even though both names do.
+  EXPECT_EQ(store_->LoadTurns({"tenant-b", "carol"}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(*store_->ListUsers("tenant-a"), (std::vector<std::string>{"bob", "carol"}));
+  EXPECT_EQ(*store_->ListUsers("tenant-b"), (std::vector<std::string>{"bob"}));
+
+  ASSERT_TRUE(store_->DeleteUser(b).ok());
+  EXPECT_EQ(LoadOrDie(store_.get(), a).size(), 1u);
+  EXPECT_EQ(store_->LoadTurns(b).status().code(), StatusCode::kNotFound);
+}
+
+TEST_P(StoreTest, DeleteRemovesEverythingAndLeavesOthers) {
+  const UserKey bob{"acme", "bob"};
+  std::vector<TurnRecord> ra = {Rec("D1", "a", "one", 0, {1, 2, 3}, "e"), Rec("D2", "a", "two")};
+  std::vector<TurnRecord> rb = {Rec("D1", "b", "bob one", 0, {4, 5}, "e")};
+  Append(alice_, &ra);
+  Append(bob, &rb);
+
+  ASSERT_TRUE(store_->DeleteUser(alice_).ok());
+  EXPECT_EQ(store_->LoadTurns(alice_).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(*store_->HasUser(alice_));
+  EXPECT_EQ(*store_->ListUsers("acme"), (std::vector<std::string>{"bob"}));
+  EXPECT_EQ(store_->DeleteUser(alice_).code(), StatusCode::kNotFound);
+
+  auto gb = LoadOrDie(store_.get(), bob);
+  ASSERT_EQ(gb.size(), 1u);
+  EXPECT_EQ(gb[0].vector, (std::vector<float>{4, 5}));
+
+  // A re-created user starts from scratch: seq 1, old ids free, no old vectors.
+  std::vector<TurnRecord> again = {Rec("D1", "a", "different now")};
+  Append(alice_, &again);
+  EXPECT_EQ(again[0].stored.seq, 1);
+  EXPECT_FALSE(again[0].duplicate);
+  auto ga = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(ga.size(), 1u);
+  EXPECT_TRUE(ga[0].vector.empty());
+  EXPECT_EQ(ga[0].stored.turn.text, "different now");
+}
+
+TEST_P(StoreTest, UnknownUsersAndTenants) {
+  EXPECT_EQ(store_->LoadTurns(alice_).status().code(), StatusCode::kNotFound);
+  auto has = store_->HasUser(alice_);
+  ASSERT_TRUE(has.ok());
+  EXPECT_FALSE(*has);
+  EXPECT_EQ(store_->DeleteUser(alice_).code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->UpdateVectors(alice_, {}).code(), StatusCode::kNotFound);
+  auto users = store_->ListUsers("nobody");
+  ASSERT_TRUE(users.ok());
+  EXPECT_TRUE(users->empty());
+}
+
+TEST_P(StoreTest, ListUsersSorted) {
+  for (const char* name : {"zed", "Ålice", "amy", "Bob", "bob"}) {
+    std::vector<TurnRecord> r = {Rec("", "", "hi")};
+    Append({"t", name}, &r);
+  }
+  std::vector<TurnRecord> other = {Rec("", "", "hi")};
+  Append({"t2", "aaron"}, &other);
+  std::vector<std::string> expected = {"zed", "Ålice", "amy", "Bob", "bob"};
+  std::sort(expected.begin(), expected.end());  // byte order
+  EXPECT_EQ(*store_->ListUsers("t"), expected);
+  EXPECT_TRUE(*store_->HasUser({"t", "amy"}));
+}
+
+TEST_P(StoreTest, UpdateVectors) {
+  std::vector<TurnRecord> r = {Rec("a", "", "one", 0, {1}, "old"), Rec("b", "", "two"),
+                               Rec("c", "", "three", 0, {3}, "old")};
+  Append(alice_, &r);
+
+  std::vector<TurnRecord> upd(2);
+  upd[0].stored.seq = 1;  // clear: recomputed on load
+  upd[1].stored.seq = 2;
+  upd[1].vector = {0.25f, 0.75f};
+  upd[1].embedder_id = "new";
+  ASSERT_TRUE(store_->UpdateVectors(alice_, upd).ok());
+
+  auto got = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got[0].vector.empty());
+  EXPECT_EQ(got[0].embedder_id, "");
+  EXPECT_EQ(got[1].vector, (std::vector<float>{0.25f, 0.75f}));
+  EXPECT_EQ(got[1].embedder_id, "new");
+  EXPECT_EQ(got[2].vector, (std::vector<float>{3}));
+  EXPECT_EQ(got[2].embedder_id, "old");
+  EXPECT_EQ(got[1].stored.turn.text, "two");
+
+  // An unknown seq fails the whole call.
+  std::vector<TurnRecord> bad(2);
+  bad[0].stored.seq = 3;
+  bad[0].vector = {9};
+  bad[0].embedder_id = "x";
+  bad[1].stored.seq = 4;
+  bad[1].vector = {9};
+  EXPECT_EQ(store_->UpdateVectors(alice_, bad).code(), StatusCode::kNotFound);
+  EXPECT_EQ(LoadOrDie(store_.get(), alice_)[2].vector, (std::vector<float>{3}));
+}
+
+TEST_P(StoreTest, ConcurrentAppendsOnOneInstance) {
+  constexpr int kThreads = 4, kBatches = 25, kPerBatch = 3;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int b = 0; b < kBatches; ++b) {
+        std::vector<TurnRecord> recs;
+        for (int i = 0; i < kPerBatch; ++i) {
+          std::string id = fmt::format("t{}-{}-{}", t, b, i);
+          recs.push_back(Rec(id, "", "text " + id));
+        }
+        if (!store_->AppendTurns(alice_, &recs).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto got = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(got.size(), static_cast<size_t>(kThreads * kBatches * kPerBatch));
+  std::set<std::string> ids;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].stored.seq, static_cast<int64_t>(i + 1));
+    EXPECT_EQ(got[i].stored.turn.text, "text " + got[i].stored.turn.id);
+    ids.insert(got[i].stored.turn.id);
+  }
+  EXPECT_EQ(ids.size(), got.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Impl, StoreTest, ::testing::Values("Sqlite", "Memory"),
+                         [](const auto& info) { return info.param; });
+
+// ---------------------------------------------------------------------------------------------
+// SQLite only.
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("ontomem-sqlite");
+    db_path_ = (fs::path(dir_) / kDatabaseFileName).string();
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  std::unique_ptr<Store> Open(bool create = true, Durability d = Durability::kNormal) {
+    auto s = OpenSqliteStore(dir_, create, d);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+  // Opens must fail with `code`, mentioning `needle`, and leave the file byte-identical.
+  void ExpectOpenFailsUnchanged(StatusCode code, const std::string& needle) {
+    const std::string before = ReadBytes(db_path_);
+    for (bool create : {true, false}) {
+      auto s = OpenSqliteStore(dir_, create, Durability::kFull);
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.status().code(), code) << s.status().ToString();
+      EXPECT_NE(s.status().message().find(needle), std::string::npos) << s.status().ToString();
+      EXPECT_NE(s.status().message().find(db_path_), std::string::npos) << s.status().ToString();
+    }
+    EXPECT_EQ(ReadBytes(db_path_), before);
+  }
+
+  std::string dir_;
+  std::string db_path_;
+};
+
+TEST_F(SqliteStoreTest, ReopenPersists) {
+  const UserKey key{"t", "u"};
+  {
+    auto store = Open(true, Durability::kFull);
+    ASSERT_NE(store, nullptr);
+    std::vector<TurnRecord> r = {Rec("D1", "s", "persist me ✓", 7, {1.5f, 2.5f}, "e")};
+    ASSERT_TRUE(store->AppendTurns(key, &r).ok());
+  }
+  auto store = Open(false, Durability::kOff);
+  ASSERT_NE(store, nullptr);
+  auto got = LoadOrDie(store.get(), key);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].stored.turn.text, "persist me ✓");
+  EXPECT_EQ(got[0].vector, (std::vector<float>{1.5f, 2.5f}));
+  std::vector<TurnRecord> more = {Rec("", "s", "next")};
+  ASSERT_TRUE(store->AppendTurns(key, &more).ok());
+  EXPECT_EQ(more[0].stored.seq, 2);
+}
+
+TEST_F(SqliteStoreTest, IdentifiesItsFile) {
+  { ASSERT_NE(Open(), nullptr); }
+  EXPECT_NE(RawQueryInt(db_path_, "PRAGMA application_id"), 0);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 1);
+  EXPECT_EQ(RawQueryText(db_path_, "PRAGMA journal_mode"), "wal");
+  // Opening again applies nothing twice.
+  { ASSERT_NE(Open(false), nullptr); }
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 1);
+}
+
+TEST_F(SqliteStoreTest, RandomBytesAreNotAnOntomemDatabase) {
+  std::mt19937 rng(1234);
+  std::string junk(8192, '\0');
+  for (char& c : junk) c = static_cast<char>(rng());
+  WriteBytes(db_path_, junk);
+  ExpectOpenFailsUnchanged(StatusCode::kCorruption, "is not an ontomem database");
+}
+
+TEST_F(SqliteStoreTest, ShortTextFileIsNotAnOntomemDatabase) {
+  WriteBytes(db_path_, "hello\n");
+  ExpectOpenFailsUnchanged(StatusCode::kCorruption, "is not an ontomem database");
+}
+
+TEST_F(SqliteStoreTest, ForeignSqliteDatabaseIsRejected) {
+  RawExec(db_path_, "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine');");
+  ExpectOpenFailsUnchanged(StatusCode::kCorruption, "is not an ontomem database");
+  EXPECT_EQ(RawQueryText(db_path_, "PRAGMA journal_mode"), "delete");
+}
+
+TEST_F(SqliteStoreTest, ForeignWalDatabaseIsRejected) {
+  RawExec(db_path_, "PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);");
+  ExpectOpenFailsUnchanged(StatusCode::kCorruption, "is not an ontomem database");
+}
+
+TEST_F(SqliteStoreTest, ForeignApplicationIdIsRejected) {
+  RawExec(db_path_, "PRAGMA application_id = 42;");
+  ExpectOpenFailsUnchanged(StatusCode::kCorruption, "is not an ontomem database");
+}
+
+TEST_F(SqliteStoreTest, NewerSchemaIsFailedPrecondition) {
+  { ASSERT_NE(Open(), nullptr); }
+  RawExec(db_path_, "INSERT INTO schema_version (version, applied_at) VALUES (7, 0);");
+  ExpectOpenFailsUnchanged(StatusCode::kFailedPrecondition,
+                           "newer ontomem (schema 7, this build knows 1)");
+}
+
+TEST_F(SqliteStoreTest, MissingDirectoryWithoutCreateIsNotFound) {
+  const std::string missing = (fs::path(dir_) / "nope").string();
+  auto s = OpenSqliteStore(missing, false, Durability::kFull);
+  EXPECT_EQ(s.status().code(), StatusCode::kNotFound) << s.status().ToString();
+  EXPECT_FALSE(fs::exists(missing));
+  // An existing directory without a database is NotFound too, and stays empty.
+  auto s2 = OpenSqliteStore(dir_, false, Durability::kFull);
+  EXPECT_EQ(s2.status().code(), StatusCode::kNotFound) << s2.status().ToString();
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(SqliteStoreTest, CreatesMissingDirectoriesAndSharesDirWithOtherFiles) {
+  const std::string nested = (fs::path(dir_) / "a" / "b").string();
+  auto s = OpenSqliteStore(nested, true, Durability::kFull);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(fs::exists(fs::path(nested) / kDatabaseFileName));
+
+  WriteBytes((fs::path(dir_) / "notes.txt").string(), "not ours");
+  auto s2 = OpenSqliteStore(dir_, true, Durability::kFull);
+  ASSERT_TRUE(s2.ok()) << s2.status().ToString();
+  EXPECT_EQ(ReadBytes((fs::path(dir_) / "notes.txt").string()), "not ours");
+}
+
+TEST_F(SqliteStoreTest, EmptyFileIsANewDatabase) {
+  WriteBytes(db_path_, "");
+  auto store = Open(false);
+  ASSERT_NE(store, nullptr);
+  std::vector<TurnRecord> r = {Rec("", "", "hi")};
+  EXPECT_TRUE(store->AppendTurns({"t", "u"}, &r).ok());
+}
+
+TEST_F(SqliteStoreTest, ConcurrentFirstOpensMigrateOnce) {
+  const std::string fresh = (fs::path(dir_) / "fresh").string();
+  constexpr int kOpeners = 4;
+  std::vector<std::unique_ptr<Store>> stores(kOpeners);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kOpeners; ++i) {
+    threads.emplace_back([&, i] {
+      auto s = OpenSqliteStore(fresh, true, Durability::kFull);
+      if (!s.ok()) {
+        ADD_FAILURE() << s.status().ToString();
+        return;
+      }
+      stores[i] = std::move(s).value();
+      std::vector<TurnRecord> r = {Rec(fmt::format("o{}", i), "", "hi")};
+      Status st = stores[i]->AppendTurns({"t", "u"}, &r);
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    });
+  }
+  for (auto& th : threads) th.join();
+  stores.clear();
+  const std::string path = (fs::path(fresh) / kDatabaseFileName).string();
+  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 1);
+  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM turns"), kOpeners);
+}
+
+TEST_F(SqliteStoreTest, OursWithoutRecordedVersionIsRejected) {
+  { ASSERT_NE(Open(), nullptr); }
+  RawExec(db_path_, "DELETE FROM schema_version;");
+  ExpectOpenFailsUnchanged(StatusCode::kCorruption, "is not an ontomem database");
+}
+
+TEST_F(SqliteStoreTest, TwoInstancesAndThreadsLoseNothing) {
+  auto first = Open(true, Durability::kNormal);
+  auto second = Open(false, Durability::kFull);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const UserKey key{"shared", "user"};
+  constexpr int kThreadsPerStore = 2, kBatches = 40;
+  std::atomic<int> failures{0};
+  std::atomic<int> expected_total{0};
+  std::vector<std::thread> threads;
+  for (int s = 0; s < 2; ++s) {
+    for (int t = 0; t < kThreadsPerStore; ++t) {
+      threads.emplace_back([&, s, t] {
+        Store* store = s == 0 ? first.get() : second.get();
+        for (int b = 0; b < kBatches; ++b) {
+          std::vector<TurnRecord> recs;
+          int n = 1 + (b + t) % 3;
+          for (int i = 0; i < n; ++i) {
+            std::string id = fmt::format("s{}t{}b{}i{}", s, t, b, i);
+            recs.push_back(Rec(id, "", "text " + id));
+          }
+          Status st = store->AppendTurns(key, &recs);
+          if (!st.ok()) {
+            ADD_FAILURE() << st.ToString();
+            ++failures;
+          } else {
+            expected_total += n;
+          }
+        }
+      });
+    }
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (Store* store : {first.get(), second.get()}) {
+    auto got = LoadOrDie(store, key);
+    ASSERT_EQ(got.size(), static_cast<size_t>(expected_total.load()));
+    std::set<std::string> ids;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].stored.seq, static_cast<int64_t>(i + 1));
+      EXPECT_EQ(got[i].stored.turn.text, "text " + got[i].stored.turn.id);
+      ids.insert(got[i].stored.turn.id);
+    }
+    EXPECT_EQ(ids.size(), got.size());
+  }
+}
+
+}  // namespace
+}  // namespace ontomem
