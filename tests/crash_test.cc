@@ -130,7 +130,9 @@ void ParseLog(const std::string& text, ChildLog* log) {
   EXPECT_EQ(static_cast<int64_t>(log->acked_ids.size()), log->acked_last);
 }
 
-void RunOnce(uint64_t seed, int64_t* total_acked) {
+// during_open: kill 0-20 ms after spawn, typically while the child creates and migrates the
+// database; otherwise 50-400 ms after the child reports the store open.
+void RunOnce(uint64_t seed, bool during_open, int64_t* total_acked) {
   namespace fs = std::filesystem;
   const std::string dir = testing::MakeTempDir("ontomem-crash");
   int fds[2];
@@ -148,16 +150,18 @@ void RunOnce(uint64_t seed, int64_t* total_acked) {
   ::close(fds[1]);
   ASSERT_EQ(rc, 0) << "cannot spawn " << child;
 
-  // Start the random clock once the store is open, so the kill lands during ingestion even on a
-  // loaded machine.
+  // Otherwise start the random clock once the store is open, so the kill lands during ingestion
+  // even on a loaded machine.
   std::string out;
   bool open = true;
   const auto ready_deadline = Clock::now() + std::chrono::seconds(60);
-  while (open && out.find("ready\n") == std::string::npos && Clock::now() < ready_deadline) {
+  while (!during_open && open && out.find("ready\n") == std::string::npos &&
+         Clock::now() < ready_deadline) {
     open = ReadUntil(fds[0], std::min(ready_deadline, Clock::now() + std::chrono::milliseconds(20)), &out);
   }
   std::mt19937_64 rng(seed);
-  const int delay_ms = std::uniform_int_distribution<int>(50, 400)(rng);
+  const int delay_ms = during_open ? std::uniform_int_distribution<int>(0, 20)(rng)
+                                   : std::uniform_int_distribution<int>(50, 400)(rng);
   if (open) open = ReadUntil(fds[0], Clock::now() + std::chrono::milliseconds(delay_ms), &out);
   ::kill(pid, SIGKILL);
   int wstatus = 0;
@@ -170,14 +174,17 @@ void RunOnce(uint64_t seed, int64_t* total_acked) {
 
   ChildLog log;
   ParseLog(out, &log);
-  ASSERT_TRUE(log.ready) << out;
+  if (!during_open) {
+    ASSERT_TRUE(log.ready) << out;
+  }
   *total_acked += log.acked_last;
-  std::printf("[ crash    ] seed %llu: killed after %d ms, %lld batches / %lld turns acked%s\n",
-              static_cast<unsigned long long>(seed), delay_ms,
+  std::printf("[ crash    ] seed %llu: killed %d ms after %s, %lld batches / %lld turns acked%s\n",
+              static_cast<unsigned long long>(seed), delay_ms, during_open ? "spawn" : "ready",
               static_cast<long long>(log.batches), static_cast<long long>(log.acked_last),
               log.inflight_last != 0 ? ", one batch in flight" : "");
 
-  auto store = OpenSqliteStore(dir, /*create_if_missing=*/false, Durability::kFull);
+  // A child killed before it created the file leaves none; otherwise the file must open as is.
+  auto store = OpenSqliteStore(dir, /*create_if_missing=*/!log.ready, Durability::kFull);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   const UserKey key{"crash", "user"};
   std::vector<TurnRecord> got;
@@ -221,24 +228,34 @@ void RunOnce(uint64_t seed, int64_t* total_acked) {
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 
-TEST(CrashTest, KillNineKeepsAcknowledgedTurns) {
-  uint64_t base = 0;
-  if (const char* env = std::getenv("ONTOMEM_CRASH_SEED")) {
-    base = std::strtoull(env, nullptr, 10);
-  } else {
-    base = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
-  }
+uint64_t BaseSeed() {
+  if (const char* env = std::getenv("ONTOMEM_CRASH_SEED")) return std::strtoull(env, nullptr, 10);
+  return (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+}
+
+void RunRounds(bool during_open, int rounds, int64_t* total_acked) {
+  const uint64_t base = BaseSeed();
   std::printf("[ crash    ] base seed %llu (rerun with ONTOMEM_CRASH_SEED=%llu)\n",
               static_cast<unsigned long long>(base), static_cast<unsigned long long>(base));
   ::testing::Test::RecordProperty("crash_seed", std::to_string(base));
-  int64_t total_acked = 0;
-  for (uint64_t round = 0; round < 5; ++round) {
-    SCOPED_TRACE("seed " + std::to_string(base + round) + " (base " + std::to_string(base) + ")");
-    RunOnce(base + round, &total_acked);
-    if (HasFatalFailure()) return;
+  for (int round = 0; round < rounds; ++round) {
+    const uint64_t seed = base + static_cast<uint64_t>(round);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (base " + std::to_string(base) + ")");
+    RunOnce(seed, during_open, total_acked);
+    if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+TEST(CrashTest, KillNineKeepsAcknowledgedTurns) {
+  int64_t total_acked = 0;
+  RunRounds(/*during_open=*/false, 5, &total_acked);
   // Guards against a test that never got to kill anything mid-ingest.
   EXPECT_GT(total_acked, 0);
+}
+
+TEST(CrashTest, KillNineDuringFirstOpen) {
+  int64_t total_acked = 0;
+  RunRounds(/*during_open=*/true, 5, &total_acked);
 }
 
 }  // namespace

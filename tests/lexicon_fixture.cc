@@ -117,7 +117,24 @@ const std::vector<TinyCluster>& TinyLexiconClusters() {
 void TinyLexiconData(std::vector<std::string>* words, std::vector<float>* vectors) {
   const int d = kTinyLexiconDim;
   Rng rng(20240601);
-  const std::vector<double> common = rng.UnitVector(d);
+  // The common direction, cluster centres and group centres are mutually orthonormal (Gram-
+  // Schmidt), so clusters are unrelated by construction rather than by luck of the draw, and the
+  // common component the builder estimates is close to `common`.
+  std::vector<std::vector<double>> basis;
+  auto structural = [&] {
+    std::vector<double> v = rng.UnitVector(d);
+    for (const auto& b : basis) {
+      double dot = 0;
+      for (int i = 0; i < d; ++i) dot += v[static_cast<size_t>(i)] * b[static_cast<size_t>(i)];
+      for (int i = 0; i < d; ++i) v[static_cast<size_t>(i)] -= dot * b[static_cast<size_t>(i)];
+    }
+    double n2 = 0;
+    for (double x : v) n2 += x * x;
+    for (double& x : v) x /= std::sqrt(n2);
+    basis.push_back(v);
+    return v;
+  };
+  const std::vector<double> common = structural();
   struct Entry {
     std::string word;
     std::vector<double> v;
@@ -135,15 +152,15 @@ void TinyLexiconData(std::vector<std::string>* words, std::vector<float>* vector
   }
   for (const char* w : kFillers) {
     auto noise = rng.UnitVector(d);
-    content.push_back({w, combine({{1.0, &noise}, {0.5, &common}})});
+    content.push_back({w, combine({{1.0, &noise}, {1.0, &common}})});
   }
   for (const TinyCluster& c : TinyLexiconClusters()) {
-    auto center = rng.UnitVector(d);
+    auto center = structural();
     for (const auto& group : c.groups) {
-      auto sub = rng.UnitVector(d);
+      auto sub = structural();
       for (const std::string& w : group) {
         auto noise = rng.UnitVector(d);
-        content.push_back({w, combine({{1.0, &center}, {0.6, &sub}, {0.4, &noise}, {0.5, &common}})});
+        content.push_back({w, combine({{1.0, &center}, {0.6, &sub}, {0.4, &noise}, {1.0, &common}})});
       }
     }
   }

@@ -18,6 +18,7 @@
 #include "embed/lexicon.h"
 #include "embed/lexicon_build.h"
 #include "embed/lexicon_cli.h"
+#include "ontomem/embedder.h"
 #include "lexicon_fixture.h"
 #include "test_util.h"
 
@@ -135,20 +136,31 @@ TEST_F(LexiconTest, FindPresentAndAbsentWords) {
 TEST_F(LexiconTest, ClusterGeometry) {
   auto lex = Lexicon::Open(testing::WriteTinyLexicon(dir_));
   ASSERT_TRUE(lex.ok());
-  double min_group = 1, min_cluster = 1, max_other = -1;
+  auto embedder = LoadSifEmbedder(testing::WriteTinyLexicon(dir_));
+  ASSERT_TRUE(embedder.ok());
+  auto embed = [&](const std::string& w) {
+    std::vector<float> v(kTinyLexiconDim);
+    EXPECT_TRUE((*embedder)->Embed(w, v.data()).ok());
+    return v;
+  };
+  // [raw, embedded] extremes per relation.
+  double min_group[2] = {1, 1}, min_cluster[2] = {1, 1}, max_other[2] = {-1, -1};
   const auto& clusters = testing::TinyLexiconClusters();
   for (size_t c = 0; c < clusters.size(); ++c) {
     for (size_t g = 0; g < clusters[c].groups.size(); ++g) {
       for (const std::string& w : clusters[c].groups[g]) {
-        auto v = Vec(**lex, w);
+        std::vector<float> v[2] = {Vec(**lex, w), embed(w)};
         for (size_t c2 = 0; c2 < clusters.size(); ++c2) {
           for (size_t g2 = 0; g2 < clusters[c2].groups.size(); ++g2) {
             for (const std::string& w2 : clusters[c2].groups[g2]) {
               if (w2 == w) continue;
-              double cos = Cosine(v, Vec(**lex, w2));
-              if (c == c2 && g == g2) min_group = std::min(min_group, cos);
-              else if (c == c2) min_cluster = std::min(min_cluster, cos);
-              else max_other = std::max(max_other, cos);
+              std::vector<float> v2[2] = {Vec(**lex, w2), embed(w2)};
+              for (int k = 0; k < 2; ++k) {
+                double cos = Cosine(v[k], v2[k]);
+                if (c == c2 && g == g2) min_group[k] = std::min(min_group[k], cos);
+                else if (c == c2) min_cluster[k] = std::min(min_cluster[k], cos);
+                else max_other[k] = std::max(max_other[k], cos);
+              }
             }
           }
         }
@@ -156,10 +168,12 @@ TEST_F(LexiconTest, ClusterGeometry) {
     }
   }
   // The bounds documented in lexicon_fixture.h.
-  EXPECT_GE(min_group, 0.80);
-  EXPECT_GE(min_cluster, 0.55);
-  EXPECT_LE(max_other, 0.45);
-  EXPECT_GT(Cosine(Vec(**lex, "movie"), Vec(**lex, "film")), Cosine(Vec(**lex, "movie"), Vec(**lex, "pizza")));
+  EXPECT_GE(min_group[0], 0.90);
+  EXPECT_GE(min_cluster[0], 0.70);
+  EXPECT_LE(max_other[0], 0.55);
+  EXPECT_GE(min_group[1], 0.85);
+  EXPECT_GE(min_cluster[1], 0.50);
+  EXPECT_LE(max_other[1], 0.20);
 }
 
 TEST_F(LexiconTest, DeterministicBytesAndChecksum) {

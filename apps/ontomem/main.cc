@@ -260,7 +260,12 @@ int main(int argc, char** argv) {
   std::string lpath;
   lcheck->add_option("--path", lpath, "lexicon path")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; every usage error exits 2 (CLI11's own codes vary by error kind).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   if (*ingest) return CmdIngest(c, file, ingest->count("--user") > 0);
   if (*search) return CmdSearch(c, query, k, method, asker, context, json);
@@ -298,7 +303,7 @@ int main(int argc, char** argv) {
       Status st = ApplyBenchParam(p, &bc);
       if (!st.ok()) return Fail(st);
     }
-    auto emb = LoadSifEmbedder(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon);
+    auto emb = SifEmbedder::Open(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon, bc.sif);
     if (!emb.ok()) return Fail(emb.status());
     bc.embedder = *emb;
     bc.progress = isatty(2) == 1;

@@ -103,6 +103,11 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   else if (name == "rrf_k") c->retriever.rrf_k = v;
   else if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
   else if (name == "speaker_weight") c->lexical.speaker_weight = v;
+  else if (name == "sif_a") c->sif.sif_a = v;
+  else if (name == "drop_stop_words") c->sif.drop_stop_words = v != 0;
+  else if (name == "common_component") c->sif.remove_common_component = v != 0;
+  else if (name == "sif_weighting")
+    c->sif.weighting = v != 0 ? SifEmbedderOptions::Weighting::kSif : SifEmbedderOptions::Weighting::kUniform;
   else return Status::InvalidArgument("--param: unknown knob " + name + " (see docs/tuning.md)");
   return Status::Ok();
 }

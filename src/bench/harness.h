@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "embed/sif_embedder.h"
 #include "engine/user_memory.h"
 #include "ontomem/embedder.h"
 #include "retrieve/retriever.h"
@@ -24,6 +25,7 @@ struct BenchConfig {
   std::shared_ptr<Embedder> embedder;
   RetrieverConfig retriever;
   LexicalConfig lexical;
+  SifEmbedderOptions sif;  // used by the CLI to build `embedder` from the lexicon
   bool progress = false;  // progress lines on stderr
 };
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -289,6 +290,7 @@ class SqliteStore final : public Store {
   // Schema version of the file: 0 for a new empty database. Corruption if the file is not ours.
   StatusOr<int> ReadSchemaVersion();
   Status Migrate();
+  Status EnableWal();
 
   StatusOr<std::optional<int64_t>> FindUser(const UserKey& key);
   StatusOr<int64_t> FindOrCreate(const char* select_sql, const char* insert_sql,
@@ -391,27 +393,49 @@ Status SqliteStore::Migrate() {
   return txn.Commit().WithContext("migrate " + path_);
 }
 
+Status SqliteStore::EnableWal() {
+  const std::string what = "enable WAL on " + path_;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db(), "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+    StmtPtr owned(raw);
+    if (rc != SQLITE_OK) return FromSqlite(db(), rc, what);
+    rc = sqlite3_step(raw);
+    if (rc == SQLITE_ROW) {
+      const unsigned char* p = sqlite3_column_text(raw, 0);
+      std::string mode = p != nullptr ? reinterpret_cast<const char*>(p) : "unknown";
+      if (mode == "wal") return Status::Ok();
+      return Status::IOError(fmt::format("{}: journal mode stays {}", what, mode));
+    }
+    // Leaving rollback mode needs an exclusive lock and SQLite does not call the busy handler
+    // for it; only concurrent first opens of a new file get here.
+    const int primary = rc & 0xff;
+    if ((primary == SQLITE_BUSY || primary == SQLITE_LOCKED) &&
+        std::chrono::steady_clock::now() < deadline) {
+      owned.reset();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    return FromSqlite(db(), rc, what);
+  }
+}
+
 Status SqliteStore::Init(Durability durability) {
   sqlite3_extended_result_codes(db(), 1);
   int rc = sqlite3_busy_timeout(db(), kBusyTimeoutMs);
   if (rc != SQLITE_OK) return FromSqlite(db(), rc, "set busy timeout");
 
-  // Validate before anything that writes: a foreign or newer file must be left untouched.
-  ASSIGN_OR_RETURN(int version, ReadSchemaVersion());
-
+  // Validate before anything that writes: a foreign or newer file must be left untouched. One
+  // read transaction, so a concurrent first open cannot show us half of its migration.
+  int version = 0;
   {
-    sqlite3_stmt* raw = nullptr;
-    rc = sqlite3_prepare_v2(db(), "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
-    StmtPtr owned(raw);
-    if (rc != SQLITE_OK) return FromSqlite(db(), rc, "enable WAL on " + path_);
-    rc = sqlite3_step(raw);
-    if (rc != SQLITE_ROW) return FromSqlite(db(), rc, "enable WAL on " + path_);
-    const unsigned char* mode = sqlite3_column_text(raw, 0);
-    if (mode == nullptr || std::string_view(reinterpret_cast<const char*>(mode)) != "wal") {
-      return Status::IOError(fmt::format("enable WAL on {}: journal mode stays {}", path_,
-                                         mode ? reinterpret_cast<const char*>(mode) : "unknown"));
-    }
+    Txn read(db());
+    RETURN_IF_ERROR(read.Begin(/*immediate=*/false).WithContext("open " + path_));
+    ASSIGN_OR_RETURN(version, ReadSchemaVersion());
   }
+
+  RETURN_IF_ERROR(EnableWal());
   const char* sync = durability == Durability::kFull     ? "PRAGMA synchronous = FULL"
                      : durability == Durability::kNormal ? "PRAGMA synchronous = NORMAL"
                                                          : "PRAGMA synchronous = OFF";
@@ -701,7 +725,10 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool cr
   if (!exists && !create_if_missing) {
     return Status::NotFound(fmt::format("open store: {} does not exist", path));
   }
-  if (exists) RETURN_IF_ERROR(CheckFileHeader(path));
+  // A hot rollback journal (a crash while the first open switched the file to WAL) means the
+  // header may be half-written; SQLite rolls it back on open and validation follows anyway.
+  const bool hot_journal = fs::file_size(fs::path(path + "-journal"), ec) > 0 && !ec;
+  if (exists && !hot_journal) RETURN_IF_ERROR(CheckFileHeader(path));
 
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;  // our own mutex serializes use
   if (!exists) flags |= SQLITE_OPEN_CREATE;

@@ -1,0 +1,197 @@
+// The real `ontomem` binary end to end: exit codes, messages on stderr, nothing lost on error.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "lexicon_fixture.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("ontomem-cli");
+    lexicon_ = testing::WriteTinyLexicon(dir_);
+    data_ = dir_ + "/data";
+  }
+  void TearDown() override {
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  CliRun Cli(const std::string& args) {
+    std::string cmd = "ONTOMEM_LEXICON='" + lexicon_ + "' '" ONTOMEM_CLI "' " + args + " 2>'" + dir_ +
+                      "/err' </dev/null";
+    CliRun r;
+    FILE* p = popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(dir_ + "/err");
+    r.err.assign(std::istreambuf_iterator<char>(e), {});
+    return r;
+  }
+
+  std::string Write(const std::string& name, const std::string& content) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+
+  std::string D() const { return "--data '" + data_ + "' --tenant acme "; }
+
+  std::string dir_, lexicon_, data_;
+};
+
+TEST_F(CliTest, IngestSearchExportForgetRoundTrip) {
+  std::string f = Write("turns.jsonl",
+                        "{\"id\":\"m1\",\"speaker\":\"Ana\",\"text\":\"I watched a movie with my sister\"}\n"
+                        "{\"id\":\"m2\",\"speaker\":\"Ana\",\"text\":\"The pizza at the new restaurant was great\"}\n");
+  CliRun r = Cli("ingest " + D() + "--user ana '" + f + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ingested 2 turns"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no progress bar when stderr is not a terminal
+
+  r = Cli("search " + D() + "--user ana --k 1 --json 'film'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["hits"].size(), 1u);
+  EXPECT_EQ(j["hits"][0]["id"], "m1");  // "film" ~ "movie" in the dense view
+
+  r = Cli("search " + D() + "--user ana --method bm25 'restaurant pizza'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("m2"), std::string::npos);
+
+  r = Cli("export " + D() + "--user ana");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["turns"].size(), 2u);
+
+  r = Cli("users " + D());
+  EXPECT_EQ(r.out, "ana\n");
+
+  r = Cli("forget " + D() + "--user ana");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Cli("search " + D() + "--user ana 'movie'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("NotFound"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, LocomoFileMakesOneUserPerSample) {
+  std::string f = Write("lc.json", R"([
+    {"sample_id":"conv-a","conversation":{"speaker_a":"A","speaker_b":"B",
+      "session_1_date_time":"9:05 am on 3 March, 2023",
+      "session_1":[{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy"}]},"qa":[]},
+    {"sample_id":"conv-b","conversation":{"speaker_a":"C","speaker_b":"D",
+      "session_1":[{"speaker":"C","dia_id":"D1:1","text":"Off to Paris next week"}]},"qa":[]}])");
+  CliRun r = Cli("ingest " + D() + "--user x '" + f + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("single-sample"), std::string::npos) << r.err;
+  r = Cli("ingest " + D() + "'" + f + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Cli("search " + D() + "--user conv-b --json 'travel trip'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["hits"].size(), 1u);
+  EXPECT_EQ(j["hits"][0]["id"], "D1:1");
+  EXPECT_EQ(j["hits"][0]["speaker"], "C");
+}
+
+TEST_F(CliTest, BadInputFailsClearlyAndLosesNothing) {
+  std::string good = Write("good.jsonl", "{\"id\":\"g1\",\"text\":\"keep me\"}\n");
+  ASSERT_EQ(Cli("ingest " + D() + "--user ana '" + good + "'").code, 0);
+
+  struct Case {
+    std::string file, content, expect;
+  };
+  std::vector<Case> cases = {
+      {"malformed.jsonl", "{\"text\":\"ok\"}\n{\"text\": oops}\n", "malformed.jsonl:2"},
+      {"utf8.jsonl", "{\"text\":\"bad \xFF byte\"}\n", "utf8.jsonl:1"},
+      {"empty.jsonl", "{\"text\":\"   \"}\n", "text is empty"},
+      {"huge.jsonl", "{\"text\":\"" + std::string(70000, 'x') + "\"}\n", "limit"},
+      {"dupe.jsonl", "{\"id\":\"g1\",\"text\":\"different\"}\n", "AlreadyExists"},
+  };
+  for (const auto& c : cases) {
+    std::string f = Write(c.file, c.content);
+    CliRun r = Cli("ingest " + D() + "--user ana '" + f + "'");
+    EXPECT_EQ(r.code, 1) << c.file;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.file << ": " << r.err;
+  }
+  CliRun r = Cli("export " + D() + "--user ana");
+  ASSERT_EQ(r.code, 0);
+  auto turns = nlohmann::json::parse(r.out)["turns"];
+  ASSERT_EQ(turns.size(), 1u);
+  EXPECT_EQ(turns[0]["text"], "keep me");
+
+  r = Cli("ingest " + D() + "--user ana '" + dir_ + "/missing.jsonl'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("missing.jsonl"), std::string::npos);
+
+  r = Cli("search " + D() + "--user nobody 'hello'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("acme/nobody"), std::string::npos) << r.err;
+
+  r = Cli("search " + D() + "--user ana --method magic 'hello'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("magic"), std::string::npos);
+
+  EXPECT_EQ(Cli("search " + D()).code, 2);  // usage error: no --user, no query
+}
+
+TEST_F(CliTest, RefusesDataDirectoryThatIsNotOurs) {
+  std::filesystem::create_directories(data_);
+  std::string garbage = "this is not a database, it is someone's notes\n";
+  Write("data/ontomem.db", garbage);
+  CliRun r = Cli("search " + D() + "--user ana 'x'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("not an ontomem database"), std::string::npos) << r.err;
+  std::string good = Write("g.jsonl", "{\"text\":\"hello\"}\n");
+  EXPECT_EQ(Cli("ingest " + D() + "--user ana '" + good + "'").code, 1);
+  std::ifstream in(data_ + "/ontomem.db", std::ios::binary);
+  std::string after((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(after, garbage);  // untouched
+}
+
+TEST_F(CliTest, MissingLexiconNamesTheFix) {
+  std::string cmd = "ONTOMEM_LEXICON='" + dir_ + "/nope.bin' '" ONTOMEM_CLI "' search " + D() +
+                    "--user ana x 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(out.find("make lexicon"), std::string::npos) << out;
+}
+
+TEST_F(CliTest, HelpOnEveryCommand) {
+  for (const char* c : {"", "ingest ", "search ", "forget ", "export ", "users ", "demo ", "bench ",
+                        "lexicon ", "lexicon build ", "lexicon check "}) {
+    CliRun r = Cli(std::string(c) + "--help");
+    EXPECT_EQ(r.code, 0) << c;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << c;
+  }
+}
+
+TEST_F(CliTest, DemoRunsOnTheTinyLexicon) {
+  CliRun r = Cli("demo --data '" + data_ + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("D1:3"), std::string::npos);
+  EXPECT_EQ(Cli("demo --data '" + data_ + "'").code, 0);  // re-runnable
+}
+
+}  // namespace
+}  // namespace ontomem
