@@ -232,6 +232,7 @@ TEST_F(LexiconTest, MissingFileNamesTheFix) {
   EXPECT_NE(lex.status().message().find("ontomem lexicon build"), std::string::npos);
   EXPECT_NE(lex.status().message().find("not found"), std::string::npos);
   EXPECT_NE(lex.status().message().find(path), std::string::npos);
+  ExpectUnusable(dir_, "not a regular file");
 }
 
 TEST_F(LexiconTest, EveryCorruptedByteIsDetected) {
@@ -362,9 +363,9 @@ TEST(LexiconChecksum, XXH64KnownAnswers) {
 
 // --- The wink JSON ------------------------------------------------------------------------
 
-class WinkJsonTest : public LexiconTest {};
+class LexiconWinkJsonTest : public LexiconTest {};
 
-TEST_F(WinkJsonTest, ParsesTheNpmShape) {
+TEST_F(LexiconWinkJsonTest, ParsesTheNpmShape) {
   // Same key order and layout as the npm file, with escapes and a non-ASCII word.
   std::string json =
       R"({"precision":8,"l2NormIndex":3,"wordIndex":4,"size":4,"dimensions":3,)"
@@ -394,7 +395,7 @@ TEST_F(WinkJsonTest, ParsesTheNpmShape) {
   EXPECT_EQ(v[2], 100.0f);
 }
 
-TEST_F(WinkJsonTest, RejectsMalformedAndInconsistentJson) {
+TEST_F(LexiconWinkJsonTest, RejectsMalformedAndInconsistentJson) {
   const std::string out = dir_ + "/out.bin";
   struct Case {
     const char* what;
@@ -427,7 +428,7 @@ TEST_F(WinkJsonTest, RejectsMalformedAndInconsistentJson) {
   EXPECT_NE(missing.message().find("npm install"), std::string::npos);
 }
 
-TEST_F(WinkJsonTest, CliBuildAndCheckExitCodes) {
+TEST_F(LexiconWinkJsonTest, CliBuildAndCheckExitCodes) {
   std::string json_path = dir_ + "/wink.json";
   WriteFile(json_path, R"({"dimensions":2,"words":["a","b"],"vectors":{"a":[1,0,1,0],"b":[0,1,1,1]}})");
   std::string out = dir_ + "/sub/dir/lex.bin";

@@ -166,6 +166,10 @@ StatusOr<std::unique_ptr<Lexicon>> Lexicon::Open(const std::string& path) {
     ::close(fd);
     return Bad(path, fmt::format("fstat: {}", std::strerror(err)));
   }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Bad(path, "not a regular file");
+  }
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size < lexicon_format::kHeaderSize) {
     ::close(fd);

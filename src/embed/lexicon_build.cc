@@ -228,6 +228,10 @@ Status WriteLexiconFile(const std::vector<std::string>& words, const std::vector
 // every frequency-weighted word, and so every sentence sum, shares. Entries without a letter or
 // digit (punctuation) are skipped because the tokenizer never produces them. The sign is fixed
 // so that the component points along the weighted mean (deterministic output).
+// Measured against alternatives on LoCoMo dev5 dense-only retrieval (760 questions): the
+// weighted-mean direction, PCs without stop words, the top 2 or 3 PCs, and even a PC fitted on
+// the LoCoMo turns themselves all landed within noise of this one (R@10 0.40-0.42), so the
+// simplest estimate stays.
 std::vector<float> ComputeCommonComponent(const std::vector<std::string>& words,
                                           const std::vector<float>& vectors, int dims,
                                           const LexiconBuildOptions& options) {

@@ -20,7 +20,7 @@ enum class FusionKind {
 struct RetrieverConfig {
   float context_weight = 0.3f;       // weight of recent-conversation terms/vector in the query
   float asker_weight = 0.5f;         // weight of the asker's name when the query says I/my/me
-  float neighbour_weight = 0.0f;     // adds this share of the adjacent turns' scores
+  float neighbour_weight = 0.2f;     // adds this share of the adjacent turns' scores
   FusionKind fusion = FusionKind::kWeighted;
   float fusion_dense_weight = 0.35f; // share of the dense view in weighted fusion
   float rrf_k = 60.0f;

@@ -1,0 +1,47 @@
+// IPR-synth: a synthetic Implicit Preference Recall benchmark in LoCoMo format
+// (docs/benchmarks.md, section "IPR-synth"). `ontomem bench gen-ipr` calls GenerateIpr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/dataset.h"
+#include "ontomem/status.h"
+
+namespace ontomem {
+
+struct IprConfig {
+  uint64_t seed = 20261202;
+  std::string split = "test";  // "train", "dev" or "test"
+  int scale = 1;               // 1, 2, 4 or 8: multiplies the distractor history
+  int dialogues = 500;
+  // LoCoMo file whose turns (this split's fifth of them) are used as chit-chat filler;
+  // empty = generated chit-chat only. Never copied into the repo.
+  std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
+};
+
+// The documented seed of the frozen splits.
+inline constexpr uint64_t kIprDefaultSeed = 20261202;
+
+// Writes the split as LoCoMo-format JSON (with the IPR extra QA fields) to *json_out.
+// Same config -> byte-identical output.
+Status GenerateIpr(const IprConfig& config, std::string* json_out);
+// Same, written to `path`.
+Status GenerateIprToFile(const IprConfig& config, const std::string& path);
+
+// Checks the benchmark's label rules on a parsed dataset: every QA has >= 1 gold id, every
+// gold id resolves to a turn of the asking speaker; implicit QAs share no content term
+// (text::ContentTerms: stop words dropped, Porter stems) between the question or its context
+// turns and any gold turn; explicit QAs share >= 1 content term with every gold turn.
+Status CheckKeywordFree(const Dataset& dataset);
+
+// What a split draws from, for disjointness tests: entity names ("kind:name") and template
+// components (raw strings) of the given split.
+struct IprInventory {
+  std::vector<std::string> entities;
+  std::vector<std::string> templates;
+};
+IprInventory IprSplitInventory(const std::string& split);
+
+}  // namespace ontomem
