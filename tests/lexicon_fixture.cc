@@ -12,17 +12,18 @@ namespace ontomem::testing {
 namespace {
 
 const char* const kStopWords[] = {
-    "the", "of", "and", "to", "a", "in", "is", "i", "it", "you", "that", "was", "for", "on",
-    "are", "with", "he", "she", "they", "we", "my", "me", "at", "be", "this", "have", "has",
-    "had", "from", "or", "an", "by", "not", "but", "what", "all", "were", "when", "there", "can",
-    "do", "did", "so", "about", "'s", "n't", "'m", "just", "really", "also", "would", "will",
-    "your", "our", "his", "her", "their", "them", "us", "been", "if", "out", "up", "how", "very"};
+    "the", "of",    "and",  "to",   "a",      "in",    "is",    "i",    "it",   "you", "that",
+    "was", "for",   "on",   "are",  "with",   "he",    "she",   "they", "we",   "my",  "me",
+    "at",  "be",    "this", "have", "has",    "had",   "from",  "or",   "an",   "by",  "not",
+    "but", "what",  "all",  "were", "when",   "there", "can",   "do",   "did",  "so",  "about",
+    "'s",  "n't",   "'m",   "just", "really", "also",  "would", "will", "your", "our", "his",
+    "her", "their", "them", "us",   "been",   "if",    "out",   "up",   "how",  "very"};
 
 const char* const kFillers[] = {
-    "people", "time", "day", "new", "good", "great", "nice", "love", "like", "think", "feel",
-    "want", "know", "go", "went", "going", "make", "made", "see", "saw", "say", "said", "tell",
-    "friend", "friends", "home", "house", "car", "money", "life", "world", "help", "happy",
-    "excited", "fun", "big", "little", "idea", "place", "way"};
+    "people", "time", "day",   "new",     "good",    "great", "nice",   "love", "like",  "think",
+    "feel",   "want", "know",  "go",      "went",    "going", "make",   "made", "see",   "saw",
+    "say",    "said", "tell",  "friend",  "friends", "home",  "house",  "car",  "money", "life",
+    "world",  "help", "happy", "excited", "fun",     "big",   "little", "idea", "place", "way"};
 
 // std::normal_distribution and std::shuffle differ between standard libraries; mt19937's
 // output does not, so everything random is derived from its raw 32-bit draws.
@@ -160,7 +161,8 @@ void TinyLexiconData(std::vector<std::string>* words, std::vector<float>* vector
       auto sub = structural();
       for (const std::string& w : group) {
         auto noise = rng.UnitVector(d);
-        content.push_back({w, combine({{1.0, &center}, {0.6, &sub}, {0.4, &noise}, {1.0, &common}})});
+        content.push_back(
+            {w, combine({{1.0, &center}, {0.6, &sub}, {0.4, &noise}, {1.0, &common}})});
       }
     }
   }

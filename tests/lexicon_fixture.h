@@ -2,14 +2,14 @@
 // 300 MB download: 306 words, 100 dimensions, same file format as the real one.
 //
 // Words come in clusters, each split into groups. Cosines (min/max over all pairs; asserted by
-// TinyLexiconTest.ClusterGeometry):
+// LexiconTest.ClusterGeometry):
 //                        raw word vectors   one-word SifEmbedder outputs (default options)
 //   same group           >= 0.90            >= 0.85   e.g. movie/film/cinema, pizza/pasta/lasagna
 //   same cluster         >= 0.70            >= 0.50   e.g. movie/actor, pizza/restaurant
 //   different clusters   <= 0.55            <= 0.20   e.g. movie/pizza
 // Raw vectors share a common direction (as GloVe's do), which the SIF common-component removal
 // takes out; cluster and group centres are orthogonal by construction.
-// Clusters and groups (first word of each group in brackets):
+// Clusters and their groups (one bracket per group):
 //   movie  [movie film cinema movies films] [actor actress director hollywood dicaprio]
 //          [titanic oscar documentary screenplay] [watch watched theater]
 //   food   [food meal dinner lunch breakfast eat ate] [pizza pasta lasagna spaghetti italian]

@@ -1,5 +1,9 @@
 // Lexicon format, builder and reader: round trips, lookups, damaged files, the wink JSON parser,
 // and (when present) the real lexicon made by `make lexicon`.
+#include "embed/lexicon.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,14 +16,10 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
-#include "embed/lexicon.h"
 #include "embed/lexicon_build.h"
 #include "embed/lexicon_cli.h"
-#include "ontomem/embedder.h"
 #include "lexicon_fixture.h"
+#include "ontomem/embedder.h"
 #include "test_util.h"
 
 namespace ontomem {
@@ -60,9 +60,11 @@ void ExpectUnusable(const std::string& path, const std::string& why_substring) {
   auto lex = Lexicon::Open(path);
   ASSERT_FALSE(lex.ok());
   EXPECT_EQ(lex.status().code(), StatusCode::kFailedPrecondition) << lex.status().ToString();
-  EXPECT_NE(lex.status().message().find("make lexicon"), std::string::npos) << lex.status().ToString();
+  EXPECT_NE(lex.status().message().find("make lexicon"), std::string::npos)
+      << lex.status().ToString();
   EXPECT_NE(lex.status().message().find(path), std::string::npos) << lex.status().ToString();
-  EXPECT_NE(lex.status().message().find(why_substring), std::string::npos) << lex.status().ToString();
+  EXPECT_NE(lex.status().message().find(why_substring), std::string::npos)
+      << lex.status().ToString();
 }
 
 class LexiconTest : public ::testing::Test {
@@ -157,9 +159,12 @@ TEST_F(LexiconTest, ClusterGeometry) {
               std::vector<float> v2[2] = {Vec(**lex, w2), embed(w2)};
               for (int k = 0; k < 2; ++k) {
                 double cos = Cosine(v[k], v2[k]);
-                if (c == c2 && g == g2) min_group[k] = std::min(min_group[k], cos);
-                else if (c == c2) min_cluster[k] = std::min(min_cluster[k], cos);
-                else max_other[k] = std::max(max_other[k], cos);
+                if (c == c2 && g == g2)
+                  min_group[k] = std::min(min_group[k], cos);
+                else if (c == c2)
+                  min_cluster[k] = std::min(min_cluster[k], cos);
+                else
+                  max_other[k] = std::max(max_other[k], cos);
               }
             }
           }
@@ -242,8 +247,16 @@ TEST_F(LexiconTest, EveryCorruptedByteIsDetected) {
   // common component, final padding.
   auto lex = Lexicon::Open(path);
   ASSERT_TRUE(lex.ok());
-  std::vector<size_t> positions = {8, 16, 24, 56, 100, 300, good.size() / 3, good.size() / 2,
-                                   good.size() - 300, good.size() - 1};
+  std::vector<size_t> positions = {8,
+                                   16,
+                                   24,
+                                   56,
+                                   100,
+                                   300,
+                                   good.size() / 3,
+                                   good.size() / 2,
+                                   good.size() - 300,
+                                   good.size() - 1};
   for (size_t pos : positions) {
     std::string bad = good;
     bad[pos] = static_cast<char>(bad[pos] ^ 0x10);
@@ -251,7 +264,8 @@ TEST_F(LexiconTest, EveryCorruptedByteIsDetected) {
     auto r = Lexicon::Open(path);
     ASSERT_FALSE(r.ok()) << "flip at " << pos << " went unnoticed";
     EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
-    EXPECT_NE(r.status().message().find("make lexicon"), std::string::npos) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("make lexicon"), std::string::npos)
+        << r.status().ToString();
   }
   // A flip in the vectors is reported as a checksum mismatch.
   std::string bad = good;
@@ -292,9 +306,12 @@ TEST_F(LexiconTest, WrongMagicAndVersionAreRejected) {
 TEST_F(LexiconTest, BuildRejectsBadInput) {
   const std::string out = dir_ + "/x.bin";
   EXPECT_EQ(BuildLexicon({}, {}, 4, out).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(BuildLexicon({"a", "b"}, std::vector<float>(7), 4, out).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(BuildLexicon({"a", "a"}, std::vector<float>(8), 4, out).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(BuildLexicon({"a", ""}, std::vector<float>(8), 4, out).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(BuildLexicon({"a", "b"}, std::vector<float>(7), 4, out).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(BuildLexicon({"a", "a"}, std::vector<float>(8), 4, out).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(BuildLexicon({"a", ""}, std::vector<float>(8), 4, out).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildLexicon({"a"}, {1, 2, NAN, 4}, 4, out).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildLexicon({"a"}, {1, 2, 3, 4}, 0, out).code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(fs::exists(out));
@@ -401,7 +418,8 @@ TEST_F(LexiconWinkJsonTest, RejectsMalformedAndInconsistentJson) {
     const char* what;
     std::string json;
   };
-  const std::string head = R"({"l2NormIndex":2,"wordIndex":3,"size":2,"dimensions":2,"words":["a","b"],)";
+  const std::string head =
+      R"({"l2NormIndex":2,"wordIndex":3,"size":2,"dimensions":2,"words":["a","b"],)";
   std::vector<Case> cases = {
       {"truncated", head + R"("vectors":{"a":[1,2,2.2,0],"b":[1,2)"},
       {"rank mismatch", head + R"("vectors":{"a":[1,2,2.2,1],"b":[1,2,2.2,0]}})"},
@@ -411,7 +429,8 @@ TEST_F(LexiconWinkJsonTest, RejectsMalformedAndInconsistentJson) {
       {"not a number", head + R"("vectors":{"a":[1,"x",2.2,0],"b":[1,2,2.2,1]}})"},
       {"rank out of range", head + R"("vectors":{"a":[1,2,2.2,0],"b":[1,2,2.2,7]}})"},
       {"trailing garbage", head + R"("vectors":{"a":[1,2,2.2,0],"b":[1,2,2.2,1]}} x)"},
-      {"size mismatch", R"({"size":3,"dimensions":2,"words":["a","b"],"vectors":{"a":[1,2,2.2,0],"b":[1,2,2.2,1]}})"},
+      {"size mismatch",
+       R"({"size":3,"dimensions":2,"words":["a","b"],"vectors":{"a":[1,2,2.2,0],"b":[1,2,2.2,1]}})"},
       {"duplicate word", R"({"words":["a","a"],"vectors":{"a":[1,2,2.2,0],"a":[1,2,2.2,1]}})"},
       {"not json", "hello"},
       {"empty", ""},
@@ -430,7 +449,8 @@ TEST_F(LexiconWinkJsonTest, RejectsMalformedAndInconsistentJson) {
 
 TEST_F(LexiconWinkJsonTest, CliBuildAndCheckExitCodes) {
   std::string json_path = dir_ + "/wink.json";
-  WriteFile(json_path, R"({"dimensions":2,"words":["a","b"],"vectors":{"a":[1,0,1,0],"b":[0,1,1,1]}})");
+  WriteFile(json_path,
+            R"({"dimensions":2,"words":["a","b"],"vectors":{"a":[1,0,1,0],"b":[0,1,1,1]}})");
   std::string out = dir_ + "/sub/dir/lex.bin";
   EXPECT_EQ(RunLexiconBuild(json_path, out, /*int8=*/true), 0);
   EXPECT_EQ(RunLexiconCheck(out), 0);
@@ -450,10 +470,12 @@ std::string RealLexiconPath() {
 
 TEST(LexiconReal, OpensFastAndHasGloveNeighbourhoods) {
   const std::string path = RealLexiconPath();
-  if (path.empty() || !fs::exists(path)) GTEST_SKIP() << "no real lexicon at " << path << "; run `make lexicon`";
+  if (path.empty() || !fs::exists(path))
+    GTEST_SKIP() << "no real lexicon at " << path << "; run `make lexicon`";
   auto t0 = std::chrono::steady_clock::now();
   auto lex = Lexicon::Open(path);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(lex.ok()) << lex.status().ToString();
   EXPECT_LT(ms, 2000) << "Open took " << ms << " ms";
   EXPECT_EQ((*lex)->dim(), 100);

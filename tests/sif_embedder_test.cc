@@ -1,4 +1,8 @@
 // The GloVe-SIF embedder over the tiny fixture lexicon (and the real one when present).
+#include "embed/sif_embedder.h"
+
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -6,10 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "embed/lexicon.h"
-#include "embed/sif_embedder.h"
 #include "lexicon_fixture.h"
 #include "test_util.h"
 
@@ -90,10 +91,12 @@ TEST_F(SifEmbedderTest, SimilarSentencesAreCloserThanUnrelatedOnes) {
     const char* unrelated;
   };
   const Triple triples[] = {
-      {"I watched a great film yesterday", "We saw a movie at the cinema", "Pizza and pasta for dinner"},
+      {"I watched a great film yesterday", "We saw a movie at the cinema",
+       "Pizza and pasta for dinner"},
       {"My sister cooked lasagna", "She made spaghetti in the kitchen", "The dog chased a cat"},
       {"He plays guitar in a band", "The concert had a great singer", "My boss called a meeting"},
-      {"We flew to Paris for vacation", "The hotel near the beach was nice", "I study psychology at college"},
+      {"We flew to Paris for vacation", "The hotel near the beach was nice",
+       "I study psychology at college"},
       {"The puppy is a good dog", "Our cat and kitten are pets", "It will rain tomorrow"},
   };
   for (const Triple& t : triples) {
@@ -154,13 +157,15 @@ TEST_F(SifEmbedderTest, IdNamesOptionsAndLexicon) {
 TEST_F(SifEmbedderTest, Int8LexiconAgreesWithFloat32) {
   auto q = SifEmbedder::Open(testing::WriteTinyLexicon(dir_, LexiconElementType::kInt8));
   ASSERT_TRUE(q.ok());
-  for (const char* text : {"film", "I watched a great film with my sister", "pizza and the beach"}) {
+  for (const char* text :
+       {"film", "I watched a great film with my sister", "pizza and the beach"}) {
     EXPECT_GT(Dot(Embed(text), Embed(text, q->get())), 0.999) << text;
   }
 }
 
 TEST_F(SifEmbedderTest, ConcurrentEmbedsMatchSerialOnes) {
-  const std::vector<std::string> texts = {"film night", "pizza with pasta", "my dog", "guitar concert",
+  const std::vector<std::string> texts = {"film night",    "pizza with pasta",
+                                          "my dog",        "guitar concert",
                                           "trip to japan", "doctor at the hospital"};
   std::vector<std::vector<float>> serial;
   for (const auto& t : texts) serial.push_back(Embed(t));
@@ -171,7 +176,8 @@ TEST_F(SifEmbedderTest, ConcurrentEmbedsMatchSerialOnes) {
       std::vector<float> v(static_cast<size_t>(embedder_->dim()));
       for (int iter = 0; iter < 200; ++iter) {
         size_t i = static_cast<size_t>(iter + t) % texts.size();
-        if (!embedder_->Embed(texts[i], v.data()).ok() || v != serial[i]) ++mismatches[static_cast<size_t>(t)];
+        if (!embedder_->Embed(texts[i], v.data()).ok() || v != serial[i])
+          ++mismatches[static_cast<size_t>(t)];
       }
     });
   }
@@ -200,8 +206,10 @@ TEST_F(SifEmbedderTest, LoadSifEmbedderUsesDefaultsAndNamesTheFix) {
 
 TEST(SifEmbedderReal, RanksParaphrasesAboveUnrelatedSentences) {
   std::string path;
-  if (const char* env = std::getenv("ONTOMEM_LEXICON"); env != nullptr && *env != '\0') path = env;
-  else if (const char* home = std::getenv("HOME")) path = std::string(home) + "/.cache/ontomem/lexicon.bin";
+  if (const char* env = std::getenv("ONTOMEM_LEXICON"); env != nullptr && *env != '\0')
+    path = env;
+  else if (const char* home = std::getenv("HOME"))
+    path = std::string(home) + "/.cache/ontomem/lexicon.bin";
   if (path.empty() || !fs::exists(path)) GTEST_SKIP() << "no real lexicon; run `make lexicon`";
   auto e = LoadSifEmbedder(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();

@@ -13,6 +13,7 @@
 
 #include "bench/dataset.h"
 #include "bench/harness.h"
+#include "bench/prefeval_compose.h"
 #include "embed/lexicon_cli.h"
 #include "ontomem/memory.h"
 
@@ -68,6 +69,20 @@ class Progress {
   size_t total_;
   bool tty_;
 };
+
+// Writes to a temporary file then renames, so a failed run never leaves half a file.
+Status WriteFileAtomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << content;
+    if (!f.flush()) return Status::IOError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IOError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  return Status::Ok();
+}
 
 bool LooksLikeLocomo(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -241,12 +256,21 @@ int main(int argc, char** argv) {
   BenchConfig bc;
   std::string methods = "dense,bm25,fusion", out;
   std::vector<std::string> params;
-  bench->add_option("--dataset", bc.datasets, "LoCoMo-format JSON (repeatable)")->required();
+  bench->add_option("--dataset", bc.datasets, "LoCoMo-format JSON (repeatable)");
   bench->add_option("--methods", methods, "comma-separated methods")->capture_default_str();
   bench->add_option("--k", bc.k, "cut-off k")->capture_default_str();
   bench->add_option("--out", out, "write results as JSON");
   bench->add_option("--param", params, "tuning knob name=value (docs/tuning.md; repeatable)");
   bench->add_option("--lexicon", c.lexicon, "lexicon file");
+
+  auto* compose = bench->add_subcommand("compose-prefeval", "compose PrefEval preferences into LoCoMo histories");
+  ComposeConfig cc;
+  std::string compose_out;
+  compose->add_option("--prefeval", cc.prefeval_dir, "PrefEval benchmark_dataset directory")->required();
+  compose->add_option("--filler", cc.filler_path, "LoCoMo-format JSON used as the long history")->required();
+  compose->add_option("--kind", cc.kind, "explicit or choice")->required();
+  compose->add_option("--seed", cc.seed, "random seed")->capture_default_str();
+  compose->add_option("--out", compose_out, "output file")->required();
 
   auto* lexicon = app.add_subcommand("lexicon", "build or check the embedding lexicon");
   lexicon->require_subcommand(1);
@@ -294,7 +318,19 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*demo) return CmdDemo(c);
+  if (*compose) {
+    std::string doc;
+    Status st = ComposePrefEval(cc, &doc);
+    if (st.ok()) st = WriteFileAtomic(compose_out, doc);
+    if (!st.ok()) return Fail(st);
+    std::cout << fmt::format("wrote {}\n", compose_out);
+    return 0;
+  }
   if (*bench) {
+    if (bc.datasets.empty()) {
+      std::cerr << "ontomem bench: --dataset is required (or a subcommand: compose-prefeval)\n" << bench->help();
+      return 2;
+    }
     std::stringstream ms(methods);
     bc.methods.clear();
     for (std::string m; std::getline(ms, m, ',');)
@@ -311,9 +347,8 @@ int main(int argc, char** argv) {
     Status st = RunBench(bc, std::cout, &result);
     if (!st.ok()) return Fail(st);
     if (!out.empty()) {
-      std::ofstream f(out);
-      f << result.dump(2) << "\n";
-      if (!f) return Fail(Status::IOError("cannot write " + out));
+      st = WriteFileAtomic(out, result.dump(2) + "\n");
+      if (!st.ok()) return Fail(st);
     }
     return 0;
   }

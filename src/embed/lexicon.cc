@@ -1,6 +1,7 @@
 #include "embed/lexicon.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,16 +11,16 @@
 #include <cmath>
 #include <cstring>
 
-#include <fmt/format.h>
-
 namespace ontomem {
 
 static_assert(std::endian::native == std::endian::little, "the lexicon format is little-endian");
 
 const char* LexiconElementTypeName(LexiconElementType type) {
   switch (type) {
-    case LexiconElementType::kFloat32: return "float32";
-    case LexiconElementType::kInt8: return "int8";
+    case LexiconElementType::kFloat32:
+      return "float32";
+    case LexiconElementType::kInt8:
+      return "int8";
   }
   return "unknown";
 }
@@ -33,8 +34,16 @@ constexpr uint64_t kP3 = 0x165667B19E3779F9ULL;
 constexpr uint64_t kP4 = 0x85EBCA77C2B2AE63ULL;
 constexpr uint64_t kP5 = 0x27D4EB2F165667C5ULL;
 
-inline uint64_t Read64(const unsigned char* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
-inline uint32_t Read32(const unsigned char* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+inline uint64_t Read64(const unsigned char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint32_t Read32(const unsigned char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
 inline uint64_t Round(uint64_t acc, uint64_t input) {
   acc += input * kP2;
   acc = std::rotl(acc, 31);
@@ -79,7 +88,10 @@ void XXH64Stream::Update(const void* data, size_t n) {
     p += 32;
     n -= 32;
   }
-  v_[0] = v0; v_[1] = v1; v_[2] = v2; v_[3] = v3;
+  v_[0] = v0;
+  v_[1] = v1;
+  v_[2] = v2;
+  v_[3] = v3;
   if (n > 0) std::memcpy(buf_, p, n);
   buf_len_ = n;
 }
@@ -230,7 +242,9 @@ StatusOr<std::unique_ptr<Lexicon>> Lexicon::Open(const std::string& path) {
   }
   const uint64_t elem = type == LexiconElementType::kFloat32 ? 4 : 1;
   const uint64_t n = h.count, d = h.dims;
-  struct Section { uint64_t off, len; };
+  struct Section {
+    uint64_t off, len;
+  };
   Section sections[] = {
       {h.word_offsets_offset, (n + 1) * 4},
       {h.word_pool_offset, h.word_pool_size},

@@ -83,7 +83,9 @@ class XXH64Stream {
 };
 
 // The key hash of the on-disk word table.
-inline uint64_t LexiconWordHash(std::string_view word) { return XXH64(word.data(), word.size(), 0x6f6e746f); }
+inline uint64_t LexiconWordHash(std::string_view word) {
+  return XXH64(word.data(), word.size(), 0x6f6e746f);
+}
 
 inline uint64_t AlignUp(uint64_t x) { return (x + kAlign - 1) & ~(kAlign - 1); }
 
@@ -106,7 +108,9 @@ class Lexicon {
   // All accessors are const and thread-safe (the mapping is read-only).
   int dim() const { return static_cast<int>(header_.dims); }
   size_t size() const { return static_cast<size_t>(header_.count); }
-  LexiconElementType element_type() const { return static_cast<LexiconElementType>(header_.element_type); }
+  LexiconElementType element_type() const {
+    return static_cast<LexiconElementType>(header_.element_type);
+  }
   uint64_t checksum() const { return header_.checksum; }
   size_t file_size() const { return static_cast<size_t>(header_.file_size); }
   const std::string& path() const { return path_; }
@@ -118,7 +122,9 @@ class Lexicon {
   // Writes dim() floats (dequantised for int8). 0 <= rank < size().
   void Vector(int64_t rank, float* out) const;
   // Estimated unigram probability of the word at `rank` (Zipf over the frequency rank).
-  double Probability(int64_t rank) const { return header_.zipf_norm / (static_cast<double>(rank) + header_.zipf_shift); }
+  double Probability(int64_t rank) const {
+    return header_.zipf_norm / (static_cast<double>(rank) + header_.zipf_shift);
+  }
   // dim() floats: the unit-length SIF common component stored at build time (zeros if none).
   const float* common_component() const { return common_; }
   // The SIF `a` and the number of top-ranked words the common component was estimated from.

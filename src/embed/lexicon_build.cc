@@ -1,9 +1,11 @@
 #include "embed/lexicon_build.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -12,9 +14,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-
-#include <Eigen/Dense>
-#include <fmt/format.h>
 
 namespace ontomem {
 
@@ -146,10 +145,10 @@ Status WriteLexiconFile(const std::vector<std::string>& words, const std::vector
     return s.WithContext(fmt::format("writing lexicon {}", out_path));
   };
   HashingWriter w(fd);
-#define LEX_TRY(expr)                      \
-  do {                                     \
-    ::ontomem::Status _s = (expr);         \
-    if (!_s.ok()) return fail(_s);         \
+#define LEX_TRY(expr)              \
+  do {                             \
+    ::ontomem::Status _s = (expr); \
+    if (!_s.ok()) return fail(_s); \
   } while (0)
   LEX_TRY(w.Write(&h, sizeof(h)));
   {
@@ -197,7 +196,8 @@ Status WriteLexiconFile(const std::vector<std::string>& words, const std::vector
       static_cast<ssize_t>(sizeof(checksum))) {
     return fail(Status::IOError(fmt::format("pwrite: {}", std::strerror(errno))));
   }
-  if (::fsync(fd) != 0) return fail(Status::IOError(fmt::format("fsync: {}", std::strerror(errno))));
+  if (::fsync(fd) != 0)
+    return fail(Status::IOError(fmt::format("fsync: {}", std::strerror(errno))));
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
     return Status::IOError(fmt::format("close {}: {}", tmp, std::strerror(errno)));
@@ -240,7 +240,8 @@ std::vector<float> ComputeCommonComponent(const std::vector<std::string>& words,
   if (k == 0) return out;
   const double a = options.common_component_sif_a;
   double zipf_total = 0;
-  for (size_t r = 0; r < words.size(); ++r) zipf_total += 1.0 / (static_cast<double>(r) + options.zipf_shift);
+  for (size_t r = 0; r < words.size(); ++r)
+    zipf_total += 1.0 / (static_cast<double>(r) + options.zipf_shift);
 
   Eigen::MatrixXd x(static_cast<Eigen::Index>(k), dims);
   Eigen::VectorXd mean = Eigen::VectorXd::Zero(dims);
@@ -272,12 +273,13 @@ std::vector<float> ComputeCommonComponent(const std::vector<std::string>& words,
 
 Status BuildLexicon(const std::vector<std::string>& words, const std::vector<float>& vectors,
                     int dims, const std::string& out_path, const LexiconBuildOptions& options) {
-  if (dims <= 0 || dims > 65536) return Status::InvalidArgument(fmt::format("bad dimension {}", dims));
+  if (dims <= 0 || dims > 65536)
+    return Status::InvalidArgument(fmt::format("bad dimension {}", dims));
   if (words.empty()) return Status::InvalidArgument("no words");
   if (words.size() >= UINT32_MAX - 1) return Status::InvalidArgument("too many words");
   if (vectors.size() != words.size() * static_cast<size_t>(dims)) {
-    return Status::InvalidArgument(fmt::format("{} floats for {} words of dimension {}",
-                                               vectors.size(), words.size(), dims));
+    return Status::InvalidArgument(
+        fmt::format("{} floats for {} words of dimension {}", vectors.size(), words.size(), dims));
   }
   if (options.element_type != LexiconElementType::kFloat32 &&
       options.element_type != LexiconElementType::kInt8) {
@@ -293,7 +295,8 @@ Status BuildLexicon(const std::vector<std::string>& words, const std::vector<flo
     if (!std::isfinite(f)) return Status::InvalidArgument("non-finite vector element");
   }
   double zipf_total = 0;
-  for (size_t r = 0; r < words.size(); ++r) zipf_total += 1.0 / (static_cast<double>(r) + options.zipf_shift);
+  for (size_t r = 0; r < words.size(); ++r)
+    zipf_total += 1.0 / (static_cast<double>(r) + options.zipf_shift);
   std::vector<float> common = ComputeCommonComponent(words, vectors, dims, options);
   return WriteLexiconFile(words, vectors, dims, common, 1.0 / zipf_total, options, out_path);
 }
@@ -396,20 +399,37 @@ class JsonStream {
       char e = buf_[pos_ + 1];
       pos_ += 2;
       switch (e) {
-        case '"': out->push_back('"'); break;
-        case '\\': out->push_back('\\'); break;
-        case '/': out->push_back('/'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
+        case '"':
+          out->push_back('"');
+          break;
+        case '\\':
+          out->push_back('\\');
+          break;
+        case '/':
+          out->push_back('/');
+          break;
+        case 'b':
+          out->push_back('\b');
+          break;
+        case 'f':
+          out->push_back('\f');
+          break;
+        case 'n':
+          out->push_back('\n');
+          break;
+        case 'r':
+          out->push_back('\r');
+          break;
+        case 't':
+          out->push_back('\t');
+          break;
         case 'u': {
           uint32_t cp;
           if (!Hex4(&cp)) return false;
           if (cp >= 0xD800 && cp <= 0xDBFF) {
             uint32_t lo;
-            if (!Ensure(2) || buf_[pos_] != '\\' || buf_[pos_ + 1] != 'u') return Fail("lone surrogate");
+            if (!Ensure(2) || buf_[pos_] != '\\' || buf_[pos_ + 1] != 'u')
+              return Fail("lone surrogate");
             pos_ += 2;
             if (!Hex4(&lo) || lo < 0xDC00 || lo > 0xDFFF) return Fail("bad surrogate pair");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -419,7 +439,8 @@ class JsonStream {
           AppendUtf8(cp, out);
           break;
         }
-        default: return Fail("bad escape");
+        default:
+          return Fail("bad escape");
       }
     }
   }
@@ -480,10 +501,14 @@ class JsonStream {
     for (int i = 0; i < 4; ++i) {
       char c = buf_[pos_ + static_cast<size_t>(i)];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-      else return Fail("bad \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        return Fail("bad \\u escape");
     }
     pos_ += 4;
     *cp = v;
@@ -553,13 +578,15 @@ bool ReadVectors(JsonStream* js, WinkData* w) {
     }
     if (w->dims < 0) w->dims = static_cast<int64_t>(row.size()) - 2;
     if (w->dims <= 0 || row.size() != static_cast<size_t>(w->dims) + 2) {
-      return js->Fail(fmt::format("vector of '{}' has {} numbers, expected dims + 2", key, row.size()));
+      return js->Fail(
+          fmt::format("vector of '{}' has {} numbers, expected dims + 2", key, row.size()));
     }
     const size_t d = static_cast<size_t>(w->dims);
     const size_t word_at = w->word_index >= 0 ? static_cast<size_t>(w->word_index) : d + 1;
     if (word_at >= row.size()) return js->Fail("wordIndex out of range");
     double rd = row[word_at];
-    if (rd != std::floor(rd) || rd < 0 || rd >= 1e9) return js->Fail(fmt::format("bad rank for '{}'", key));
+    if (rd != std::floor(rd) || rd < 0 || rd >= 1e9)
+      return js->Fail(fmt::format("bad rank for '{}'", key));
     const size_t rank = static_cast<size_t>(rd);
     if (w->size >= 0 && rank >= static_cast<size_t>(w->size)) {
       return js->Fail(fmt::format("rank {} of '{}' >= size {}", rank, key, w->size));
@@ -594,7 +621,9 @@ bool ReadVectors(JsonStream* js, WinkData* w) {
 
 Status ReadWink(int fd, const std::string& path, WinkData* w) {
   JsonStream js(fd, path);
-  auto err = [&]() { return js.error().ok() ? Status::InvalidArgument(path + ": malformed") : js.error(); };
+  auto err = [&]() {
+    return js.error().ok() ? Status::InvalidArgument(path + ": malformed") : js.error();
+  };
   if (!js.Expect('{')) return err();
   if (!js.EmptyContainer('}')) {
     std::string key;
@@ -659,7 +688,9 @@ Status BuildLexiconFromWinkJson(const std::string& json_path, const std::string&
   ::close(fd);
   RETURN_IF_ERROR(s);
 
-  auto bad = [&](std::string what) { return Status::InvalidArgument(fmt::format("{}: {}", json_path, what)); };
+  auto bad = [&](std::string what) {
+    return Status::InvalidArgument(fmt::format("{}: {}", json_path, what));
+  };
   if (w.words.empty()) return bad("no \"words\"");
   if (w.dims <= 0) return bad("no \"dimensions\" and no vectors");
   if (w.size >= 0 && static_cast<size_t>(w.size) != w.words.size()) {
@@ -678,7 +709,8 @@ Status BuildLexiconFromWinkJson(const std::string& json_path, const std::string&
   for (size_t r = 0; r < n; ++r) {
     if (!w.seen[r]) return bad(fmt::format("no vector for word '{}'", w.words[r]));
   }
-  if (w.seen.size() > n && std::find(w.seen.begin() + static_cast<std::ptrdiff_t>(n), w.seen.end(), 1) != w.seen.end()) {
+  if (w.seen.size() > n &&
+      std::find(w.seen.begin() + static_cast<std::ptrdiff_t>(n), w.seen.end(), 1) != w.seen.end()) {
     return bad("a vector has a rank past the word list");
   }
   w.vectors.resize(n * d);

@@ -28,8 +28,7 @@ struct LexiconBuildOptions {
 // the same directory is written, fsynced and renamed over `out_path`.
 // Errors: InvalidArgument for bad input, IOError when writing fails.
 Status BuildLexicon(const std::vector<std::string>& words, const std::vector<float>& vectors,
-                    int dims, const std::string& out_path,
-                    const LexiconBuildOptions& options = {});
+                    int dims, const std::string& out_path, const LexiconBuildOptions& options = {});
 
 // Streams the wink JSON ({"dimensions":100, "words":[...], "vectors":{"w":[100 floats, l2 norm,
 // rank], ...}}) and writes the lexicon as BuildLexicon does. Peak memory is the vectors (about

@@ -1,10 +1,10 @@
 #include "embed/lexicon_cli.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "embed/lexicon.h"
 #include "embed/lexicon_build.h"

@@ -1,9 +1,9 @@
 #include "embed/sif_embedder.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "text/text.h"
 
