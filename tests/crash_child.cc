@@ -1,5 +1,5 @@
-// Child process of CrashTest: `ontomem_crash_child <data_dir> <seed>` appends turns until it is
-// killed with SIGKILL. Protocol on stdout, one write(2) per message so that a kill never leaves
+// Child process of CrashTest: `ontomem_crash_child <data_dir> <seed>` ingests turns through the
+// public Memory API (SQLite, synchronous=FULL) until it is killed with SIGKILL. Protocol on stdout, one write(2) per message so that a kill never leaves
 // half a message in the pipe (each is far below PIPE_BUF):
 //   ready                  the store is open
 //   begin <first> <last>   about to append turns k<first>..k<last> as one batch
@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "ontomem/memory.h"
 #include "store/store.h"
 
 namespace ontomem {
@@ -53,6 +55,19 @@ TurnRecord CrashTurn(int64_t n) {
   return r;
 }
 
+// Gives every turn the vector CrashTurn(n) stores, so the parent can check vectors exactly.
+class CrashEmbedder : public Embedder {
+ public:
+  std::string id() const override { return "crash-test"; }
+  int dim() const override { return 8; }
+  Status Embed(std::string_view text, float* out) const override {
+    int64_t n = std::strtoll(std::string(text.substr(5, 20)).c_str(), nullptr, 10);  // "turn <n> ..."
+    TurnRecord r = CrashTurn(n);
+    std::copy(r.vector.begin(), r.vector.end(), out);
+    return Status::Ok();
+  }
+};
+
 void WriteAll(const std::string& s) {
   size_t done = 0;
   while (done < s.size()) {
@@ -64,9 +79,13 @@ void WriteAll(const std::string& s) {
 }
 
 int Run(const std::string& dir, uint64_t seed) {
-  StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(dir, true, Durability::kFull);
-  if (!store.ok()) {
-    std::fprintf(stderr, "crash_child: %s\n", store.status().ToString().c_str());
+  Options options;
+  options.data_dir = dir;
+  options.durability = Durability::kFull;
+  options.embedder = std::make_shared<CrashEmbedder>();
+  StatusOr<std::unique_ptr<Memory>> memory = Memory::Open(options);
+  if (!memory.ok()) {
+    std::fprintf(stderr, "crash_child: %s\n", memory.status().ToString().c_str());
     return 1;
   }
   WriteAll("ready\n");
@@ -77,16 +96,16 @@ int Run(const std::string& dir, uint64_t seed) {
   for (uint64_t b = 0; std::chrono::steady_clock::now() < deadline; ++b) {
     const int64_t size = 1 + static_cast<int64_t>(SplitMix64(seed * 1000003 + b) % 5);
     const int64_t last = next + size - 1;
-    std::vector<TurnRecord> records;
-    for (int64_t n = next; n <= last; ++n) records.push_back(CrashTurn(n));
+    std::vector<Turn> turns;
+    for (int64_t n = next; n <= last; ++n) turns.push_back(CrashTurn(n).stored.turn);
     WriteAll("begin " + std::to_string(next) + " " + std::to_string(last) + "\n");
-    Status st = (*store)->AppendTurns(key, &records);
+    Status st = (*memory)->IngestBatch(key, turns);
     if (!st.ok()) {
       std::fprintf(stderr, "crash_child: %s\n", st.ToString().c_str());
       return 1;
     }
     std::string ack;
-    for (const TurnRecord& r : records) ack += "ack " + r.stored.turn.id + "\n";
+    for (const Turn& t : turns) ack += "ack " + t.id + "\n";
     ack += "batch " + std::to_string(next) + " " + std::to_string(last) + "\n";
     WriteAll(ack);
     next = last + 1;
