@@ -1,4 +1,5 @@
 // The Memory facade over the in-memory store and the real SQLite store.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -29,12 +30,6 @@ Turn T(std::string id, std::string speaker, std::string text) {
   t.speaker = std::move(speaker);
   t.text = std::move(text);
   return t;
-}
-
-std::vector<std::string> Ids(const SearchResult& r) {
-  std::vector<std::string> ids;
-  for (const auto& h : r.hits) ids.push_back(h.turn.turn.id);
-  return ids;
 }
 
 const UserKey kAna{"acme", "ana"};
@@ -186,9 +181,11 @@ TEST(Memory, ConcurrentWritersAndReadersLoseNothing) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
-        std::string id = "t" + std::to_string(t) + "-" + std::to_string(i);
+        std::string id = fmt::format("t{}-{}", t, i);
         ASSERT_TRUE(mem->Ingest(kAna, T(id, "Ana", "message " + id + " about gardens")).ok());
-        if (i % 5 == 0) ASSERT_TRUE(mem->Search(kAna, "gardens", {}).ok());
+        if (i % 5 == 0) {
+          ASSERT_TRUE(mem->Search(kAna, "gardens", {}).ok());
+        }
       }
     });
   }
