@@ -13,6 +13,8 @@
 
 #include "bench/dataset.h"
 #include "bench/harness.h"
+#include "bench/ipr_synth.h"
+#include "bench/plot.h"
 #include "bench/prefeval_compose.h"
 #include "embed/lexicon_cli.h"
 #include "ontomem/memory.h"
@@ -260,8 +262,20 @@ int main(int argc, char** argv) {
   bench->add_option("--methods", methods, "comma-separated methods")->capture_default_str();
   bench->add_option("--k", bc.k, "cut-off k")->capture_default_str();
   bench->add_option("--out", out, "write results as JSON");
+  std::string plot_dir;
+  bench->add_option("--plot", plot_dir, "write plots (SVG and PNG, gnuplot) into this directory");
   bench->add_option("--param", params, "tuning knob name=value (docs/tuning.md; repeatable)");
   bench->add_option("--lexicon", c.lexicon, "lexicon file");
+
+  auto* genipr = bench->add_subcommand("gen-ipr", "generate an IPR-synth split (implicit preference recall)");
+  IprConfig ic;
+  std::string ipr_out;
+  genipr->add_option("--seed", ic.seed, "random seed (the frozen splits use 20261202)")->capture_default_str();
+  genipr->add_option("--split", ic.split, "train, dev or test")->required();
+  genipr->add_option("--scale", ic.scale, "history scale: 1, 2, 4 or 8")->capture_default_str();
+  genipr->add_option("--dialogues", ic.dialogues, "number of dialogues")->capture_default_str();
+  genipr->add_option("--filler", ic.filler_path, "LoCoMo-format JSON whose turns serve as chit-chat")->capture_default_str();
+  genipr->add_option("--out", ipr_out, "output file")->required();
 
   auto* compose = bench->add_subcommand("compose-prefeval", "compose PrefEval preferences into LoCoMo histories");
   ComposeConfig cc;
@@ -318,6 +332,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*demo) return CmdDemo(c);
+  if (*genipr) {
+    Status st = GenerateIprToFile(ic, ipr_out);
+    if (!st.ok()) return Fail(st);
+    std::cout << fmt::format("wrote {}\n", ipr_out);
+    return 0;
+  }
   if (*compose) {
     std::string doc;
     Status st = ComposePrefEval(cc, &doc);
@@ -328,7 +348,7 @@ int main(int argc, char** argv) {
   }
   if (*bench) {
     if (bc.datasets.empty()) {
-      std::cerr << "ontomem bench: --dataset is required (or a subcommand: compose-prefeval)\n" << bench->help();
+      std::cerr << "ontomem bench: --dataset is required (or a subcommand: gen-ipr, compose-prefeval)\n" << bench->help();
       return 2;
     }
     std::stringstream ms(methods);
@@ -349,6 +369,11 @@ int main(int argc, char** argv) {
     if (!out.empty()) {
       st = WriteFileAtomic(out, result.dump(2) + "\n");
       if (!st.ok()) return Fail(st);
+    }
+    if (!plot_dir.empty()) {
+      st = WritePlots(result, plot_dir);
+      if (!st.ok()) return Fail(st);
+      std::cerr << "plots written to " << plot_dir << "\n";
     }
     return 0;
   }

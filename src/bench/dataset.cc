@@ -196,6 +196,8 @@ StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& o
   try {
     for (size_t i = 0; i < doc.size(); ++i) {
       ASSIGN_OR_RETURN(Sample s, ParseSample(doc[i], i, origin));
+      if (auto hs = doc[i].find("history_scale"); hs != doc[i].end() && hs->is_number_integer())
+        ds.history_scale = hs->get<int>();
       ds.samples.push_back(std::move(s));
     }
   } catch (const json::exception& e) {

@@ -30,6 +30,7 @@ struct Sample {
 
 struct Dataset {
   std::string path;
+  int history_scale = 0;  // the samples' "history_scale" (IPR-synth --scale), 0 if absent
   std::vector<Sample> samples;
 };
 

@@ -199,6 +199,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
 
     json dj{{"path", path}, {"questions", questions}, {"skipped_evidence", skipped_evidence},
             {"turns", turns_total}, {"methods", json::object()}};
+    if (ds.history_scale > 0) dj["history_scale"] = ds.history_scale;
     const double ingest_per_turn = turns_total ? ingest_us_total / static_cast<double>(turns_total) : 0;
     table << fmt::format("\n{}  ({} questions, {} turns, {} evidence ids skipped)\n", path,
                          questions, turns_total, skipped_evidence);

@@ -204,10 +204,10 @@ IPR_LIST(kHabitCores, "I swear by {v}", "{v} is the only thing that keeps me on 
          "I stick to {v} like glue")
 IPR_LIST(kScheduleCores, "{v}", "just a heads up that {v}", "worth knowing: {v}",
          "my week is shaped by this: {v}", "one constraint I have is that {v}",
-         "the thing about my days is that {v}", "for context, {v}", "bear in mind that {v}",
+         "the thing about my days is that {v}", "for context, {v}", "keep in mind that {v}",
          "reality check: {v}", "the awkward part is that {v}", "my routine is fixed because {v}",
          "the big limitation is that {v}", "something to factor in: {v}",
-         "logistics-wise, {v}", "I should flag that {v}")
+         "logistics-wise, {v}", "I ought to flag that {v}")
 IPR_LIST(kCompanyCores, "{v}", "for context, {v}", "the thing is, {v}", "bear in mind that {v}",
          "at home {v}", "one detail: {v}", "these days {v}", "worth knowing: {v}",
          "the situation at ours is that {v}", "I should flag that {v}", "household update: {v}",
@@ -322,7 +322,7 @@ IPR_LIST(kChitChatPartner, "Oh no, that sounds annoying.", "Ha, classic.", "How 
          "Oh wow, out of nowhere!", "Hopefully it settles down.", "Keep me posted.",
          "That made me laugh.", "Very relatable.", "Good luck with it!",
          "Oof, been there.", "Well done for pushing through.")
-IPR_LIST(kReactions, "Oh nice.", "Ah, fair enough.", "Ooh, okay.", "Right.", "Makes sense.",
+IPR_LIST(kReactions, "Oh nice.", "Ah, fair enough.", "Ooh, okay.", "Right.", "That figures.",
          "Oh, I see.", "Ha, okay!", "Gotcha.", "Sounds good.", "Hmm, okay.", "Ahh.",
          "That tracks.", "Oh, fun.", "Oh dear.", "Understood!")
 IPR_LIST(kExplicitCores, "what did I tell you about {v}", "remind me what I said about {v}",

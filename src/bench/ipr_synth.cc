@@ -1,0 +1,856 @@
+#include "bench/ipr_synth.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "bench/ipr_data/ipr_data.h"
+#include "text/text.h"
+
+namespace ontomem {
+namespace {
+
+namespace d = ipr_data;
+using ojson = nlohmann::ordered_json;
+
+// ------------------------------------------------------------------ randomness
+// std::mt19937_64 is fully specified by the standard; the uniform helper below (instead of
+// std::uniform_int_distribution) keeps the output identical across standard libraries.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : g_(seed) {}
+  uint64_t Below(uint64_t n) {  // uniform in [0, n), n > 0, unbiased
+    const uint64_t threshold = (0 - n) % n;
+    for (;;) {
+      uint64_t x = g_();
+      if (x >= threshold) return x % n;
+    }
+  }
+  int Range(int lo, int hi) { return lo + static_cast<int>(Below(static_cast<uint64_t>(hi - lo + 1))); }
+  bool Chance(int percent) { return Below(100) < static_cast<uint64_t>(percent); }
+  template <typename T>
+  const T& Pick(const std::vector<T>& v) { return v[Below(v.size())]; }
+  template <typename T>
+  void Shuffle(std::vector<T>& v) {
+    for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[Below(i)]);
+  }
+
+ private:
+  std::mt19937_64 g_;
+};
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// index % 5 in {0,1,2} -> train (0), 3 -> dev (1), 4 -> test (2)
+int SplitOfIndex(size_t i) {
+  size_t r = i % 5;
+  return r < 3 ? 0 : (r == 3 ? 1 : 2);
+}
+
+int SplitId(const std::string& s) {
+  if (s == "train") return 0;
+  if (s == "dev") return 1;
+  if (s == "test") return 2;
+  return -1;
+}
+
+std::vector<std::string> Part(const d::StrList& l, int split) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < l.size; ++i)
+    if (SplitOfIndex(i) == split) out.emplace_back(l.items[i]);
+  return out;
+}
+std::vector<std::string> All(const d::StrList& l) { return std::vector<std::string>(l.items, l.items + l.size); }
+
+// ------------------------------------------------------------------ pools
+struct Movie { std::string title, genre, alias; };
+struct Dish { std::string name, cuisine; int diet; uint32_t allergens; };
+struct Tool { std::string name, category; };
+
+struct Pools {
+  std::vector<Movie> movies;
+  std::vector<Dish> dishes;
+  std::vector<Tool> tools;
+  std::vector<std::string> habits, services, nicknames, names;
+  // templates
+  std::vector<std::string> stmt_open, stmt_close, query_open, query_close;
+  std::vector<std::string> like, aversion, allergy, diet, habit, schedule, company, platform;
+  std::vector<std::string> upd_like, upd_diet, alias_intro;
+  std::vector<std::string> friend_like, disliked, used_to, hypo, question;
+  std::vector<std::string> acks, chit_user, chit_partner, reactions, explicit_q, ellipsis;
+  std::vector<std::string> query_cores[9], cues[9];
+};
+
+std::string Capitalise(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Pools BuildPools(int split) {
+  Pools p;
+  // Movies: titles from this split's adjectives x nouns (word-level disjoint across splits);
+  // genre and plot description fixed per title.
+  {
+    auto adj = Part(d::kTitleAdj, split), noun = Part(d::kTitleNoun, split);
+    auto role = Part(d::kPlotRole, split), place = Part(d::kPlotPlace, split);
+    auto genres = All(d::kGenres);
+    for (size_t a = 0; a < adj.size(); ++a)
+      for (size_t n = 0; n < noun.size(); ++n) {
+        Movie m;
+        m.title = "The " + adj[a] + " " + noun[n];
+        m.genre = genres[(a * 7 + n * 3) % genres.size()];
+        m.alias = "the one about the " + role[(a + 2 * n) % role.size()] + " " +
+                  place[(3 * a + n) % place.size()];
+        p.movies.push_back(std::move(m));
+      }
+  }
+  {
+    std::vector<size_t> bases, styles;
+    for (size_t i = 0; i < d::kNumDishBases; ++i) if (SplitOfIndex(i) == split) bases.push_back(i);
+    for (size_t i = 0; i < d::kNumDishStyles; ++i) if (SplitOfIndex(i) == split) styles.push_back(i);
+    for (size_t b : bases)
+      for (size_t s : styles) {
+        const auto& B = d::kDishBases[b];
+        const auto& S = d::kDishStyles[s];
+        p.dishes.push_back({std::string(B.name) + " " + S.name, S.cuisine, B.diet, B.allergens | S.allergens});
+      }
+  }
+  {
+    auto stem = Part(d::kToolStem, split), suf = Part(d::kToolSuffix, split);
+    auto cats = All(d::kToolCategories);
+    for (size_t a = 0; a < stem.size(); ++a)
+      for (size_t b = 0; b < suf.size(); ++b)
+        p.tools.push_back({stem[a] + suf[b], cats[(a * 5 + b) % cats.size()]});
+  }
+  p.habits = Part(d::kHabits, split);
+  p.services = Part(d::kServices, split);
+  p.nicknames = Part(d::kNicknames, split);
+  p.names = Part(d::kNames, split);
+  p.stmt_open = Part(d::kStmtOpen, split);
+  p.stmt_close = Part(d::kStmtClose, split);
+  p.query_open = Part(d::kQueryOpen, split);
+  p.query_close = Part(d::kQueryClose, split);
+  p.like = Part(d::kLikeCores, split);
+  p.aversion = Part(d::kAversionCores, split);
+  p.allergy = Part(d::kAllergyCores, split);
+  p.diet = Part(d::kDietCores, split);
+  p.habit = Part(d::kHabitCores, split);
+  p.schedule = Part(d::kScheduleCores, split);
+  p.company = Part(d::kCompanyCores, split);
+  p.platform = Part(d::kPlatformCores, split);
+  p.upd_like = Part(d::kUpdateLikeCores, split);
+  p.upd_diet = Part(d::kUpdateDietCores, split);
+  p.alias_intro = Part(d::kAliasIntroCores, split);
+  p.friend_like = Part(d::kFriendLikeCores, split);
+  p.disliked = Part(d::kDislikedOnceCores, split);
+  p.used_to = Part(d::kUsedToCores, split);
+  p.hypo = Part(d::kHypotheticalCores, split);
+  p.question = Part(d::kQuestionCores, split);
+  p.acks = Part(d::kAcks, split);
+  p.chit_user = Part(d::kChitChatUser, split);
+  p.chit_partner = Part(d::kChitChatPartner, split);
+  p.reactions = Part(d::kReactions, split);
+  p.explicit_q = Part(d::kExplicitCores, split);
+  p.ellipsis = Part(d::kEllipsisCores, split);
+  for (int q = 0; q < 9; ++q) {
+    p.query_cores[q] = Part(d::kQueryCores[q], split);
+    p.cues[q] = Part(d::kCueLines[q], split);
+  }
+  return p;
+}
+
+// ------------------------------------------------------------------ domains, slots, queries
+enum class Kind { kLike, kAversion, kAllergy, kDiet, kHabit, kSchedule, kCompany, kPlatform };
+
+struct SlotDef {
+  Kind kind;
+  const char* name;   // profile key
+  const char* label;  // for the answer string
+};
+
+const char* kDomainNames[3] = {"MovieRec", "FoodPref", "ProductivityAssist"};
+const SlotDef kSlots[3][4] = {
+    {{Kind::kLike, "favourite_title", "favourite"},
+     {Kind::kAversion, "avoids", "avoids"},
+     {Kind::kCompany, "watches_with", "household"},
+     {Kind::kPlatform, "service", "only has"}},
+    {{Kind::kDiet, "diet", "diet"},
+     {Kind::kAllergy, "allergy", "allergic to"},
+     {Kind::kLike, "favourite_dish", "favourite"},
+     {Kind::kAversion, "dislikes", "dislikes"}},
+    {{Kind::kLike, "tool", "uses"},
+     {Kind::kHabit, "habit", "works by"},
+     {Kind::kSchedule, "schedule", "schedule"},
+     {Kind::kAversion, "avoids", "avoids"}},
+};
+
+struct QueryType {
+  const char* name;
+  int domain;
+  std::vector<int> slots;  // slot indexes (within the domain) a good answer must respect
+};
+const QueryType kQueryTypes[9] = {
+    {"watch_pick", 0, {0, 1, 3}}, {"watch_similar", 0, {0}},   {"watch_household", 0, {2, 1}},
+    {"cook_tonight", 1, {0, 1, 3}}, {"eat_out", 1, {2, 0, 1}}, {"bring_food", 1, {0, 1}},
+    {"plan_day", 2, {1, 2}},        {"organise_project", 2, {0, 3}}, {"focus_now", 2, {1, 3}},
+};
+
+std::string Fill(std::string s, const std::map<std::string, std::string>& vars) {
+  for (const auto& [k, v] : vars) {
+    const std::string key = "{" + k + "}";
+    for (size_t pos = s.find(key); pos != std::string::npos; pos = s.find(key, pos + v.size()))
+      s.replace(pos, key.size(), v);
+  }
+  return s;
+}
+
+// opener + core + closer; capitalises the start when the opener is empty.
+std::string Compose(Rng& rng, const std::vector<std::string>& open, const std::string& core,
+                    const std::vector<std::string>& close) {
+  std::string o = rng.Pick(open);
+  std::string c = rng.Pick(close);
+  if (o.empty()) return Capitalise(core) + c;
+  return o + core + c;
+}
+
+std::set<std::string> TermSet(const std::string& s) {
+  auto t = text::ContentTerms(s);
+  return std::set<std::string>(t.begin(), t.end());
+}
+bool Intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
+  for (const auto& x : a) if (b.count(x)) return true;
+  return false;
+}
+
+// ------------------------------------------------------------------ filler
+struct Filler {
+  std::vector<std::string> turns;  // LoCoMo turns of this split, off-topic
+};
+
+StatusOr<Filler> LoadFiller(const std::string& path, int split) {
+  Filler f;
+  if (path.empty()) return f;
+  ASSIGN_OR_RETURN(Dataset ds, LoadLocomo(path));
+  std::unordered_set<std::string> vocab;
+  for (size_t i = 0; i < d::kDomainVocabulary.size; ++i)
+    for (auto& t : text::ContentTerms(d::kDomainVocabulary.items[i])) vocab.insert(t);
+  size_t index = 0;
+  for (const auto& s : ds.samples)
+    for (const auto& t : s.turns) {
+      const size_t i = index++;
+      if (SplitOfIndex(i) != split) continue;
+      std::string txt = t.text;
+      if (auto pos = txt.find(" [image: "); pos != std::string::npos) txt.erase(pos);
+      if (txt.size() < 12 || txt.size() > 320) continue;
+      bool on_topic = false;
+      for (const auto& term : text::ContentTerms(txt)) if (vocab.count(term)) { on_topic = true; break; }
+      if (!on_topic) f.turns.push_back(std::move(txt));
+    }
+  return f;
+}
+
+// ------------------------------------------------------------------ one dialogue
+struct Item {
+  bool user = true;
+  std::string text;      // empty for filler, filled after speakers are known
+  bool filler = false;
+  std::vector<int> gold_for;  // slot indexes this turn is gold for
+};
+
+struct SlotState {
+  std::string value;     // current value as said in text
+  std::string old_value; // before an update
+  std::string alias;
+  std::string detail;    // genre, cuisine, category ...
+  bool updated = false, aliased = false;
+  bool stated = false;
+};
+
+struct Query {
+  int type = -1;         // query type, or -1 for an explicit control
+  int explicit_slot = -1;
+  bool ellipsis = false;
+};
+
+struct Session {
+  std::vector<std::vector<Item>> blocks;
+};
+
+std::string DateTimeString(int64_t days, int hour, int minute) {
+  // civil_from_days (Howard Hinnant)
+  int64_t z = days + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned dd = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  if (m <= 2) ++y;
+  static const char* kMonths[] = {"January", "February", "March", "April", "May", "June", "July",
+                                  "August", "September", "October", "November", "December"};
+  int h12 = hour % 12 == 0 ? 12 : hour % 12;
+  return fmt::format("{}:{:02d} {} on {} {}, {}", h12, minute, hour < 12 ? "am" : "pm", dd,
+                     kMonths[m - 1], y);
+}
+
+class DialogueGen {
+ public:
+  DialogueGen(const Pools& p, const Filler& f, int split, int scale, int index, uint64_t seed)
+      : p_(p), f_(f), split_(split), scale_(scale), index_(index),
+        rng_(SplitMix64(seed ^ SplitMix64(0x1b0 + static_cast<uint64_t>(split) * 1000003ULL +
+                                          static_cast<uint64_t>(index)))),
+        frng_(SplitMix64(seed ^ SplitMix64(0x5ca1e + static_cast<uint64_t>(split) * 7919ULL +
+                                           static_cast<uint64_t>(scale) * 104729ULL +
+                                           static_cast<uint64_t>(index) * 15485863ULL))) {}
+
+  // Returns false when the keyword-free rejection loop gave up (caller retries).
+  bool Generate(ojson* out, int attempt);
+
+ private:
+  std::string Stmt(const std::vector<std::string>& cores, const std::map<std::string, std::string>& vars) {
+    return Compose(rng_, p_.stmt_open, Fill(rng_.Pick(cores), vars), p_.stmt_close);
+  }
+  const std::vector<std::string>& CoresFor(Kind k) const {
+    switch (k) {
+      case Kind::kLike: return p_.like;
+      case Kind::kAversion: return p_.aversion;
+      case Kind::kAllergy: return p_.allergy;
+      case Kind::kDiet: return p_.diet;
+      case Kind::kHabit: return p_.habit;
+      case Kind::kSchedule: return p_.schedule;
+      case Kind::kCompany: return p_.company;
+      case Kind::kPlatform: return p_.platform;
+    }
+    return p_.like;
+  }
+  // A value for slot `s` of `domain`, different from `avoid`; fills detail.
+  std::string DrawValue(int domain, int s, const std::string& avoid, std::string* detail);
+  std::string OtherEntity(int domain, const std::string& avoid);
+  void AddBlock(int session, std::vector<Item> block) { sessions_[session - 1].blocks.push_back(std::move(block)); }
+  std::vector<Item> WithAck(Item stmt, bool ack) {
+    std::vector<Item> b{std::move(stmt)};
+    if (ack) { Item a; a.user = false; a.text = rng_.Pick(p_.acks); b.push_back(a); }
+    return b;
+  }
+
+  const Pools& p_;
+  const Filler& f_;
+  int split_, scale_, index_;
+  Rng rng_;   // structure: independent of scale, so every scale asks the same queries
+  Rng frng_;  // filler: depends on scale
+  std::vector<Session> sessions_;
+  int domain_ = 0;
+  SlotState slots_[4];
+};
+
+std::string DialogueGen::OtherEntity(int domain, const std::string& avoid) {
+  for (;;) {
+    std::string v;
+    if (domain == 0) v = rng_.Pick(p_.movies).title;
+    else if (domain == 1) v = rng_.Pick(p_.dishes).name;
+    else v = rng_.Chance(60) ? rng_.Pick(p_.tools).name : rng_.Pick(p_.habits);
+    if (v != avoid) return v;
+  }
+}
+
+std::string DialogueGen::DrawValue(int domain, int s, const std::string& avoid, std::string* detail) {
+  const Kind k = kSlots[domain][s].kind;
+  for (int tries = 0;; ++tries) {
+    std::string v;
+    detail->clear();
+    if (domain == 0 && k == Kind::kLike) {
+      const Movie& m = rng_.Pick(p_.movies);
+      v = m.title;
+      *detail = m.genre;
+    } else if (domain == 1 && k == Kind::kLike) {
+      // a dish compatible with the current diet class and allergy
+      const int diet_idx = static_cast<int>(std::find(d::kDiets.items, d::kDiets.items + d::kDiets.size,
+                                                      slots_[0].value) - d::kDiets.items);
+      const int cls = diet_idx < static_cast<int>(d::kDiets.size) ? d::kDietClass[diet_idx] : -1;
+      const int al_idx = static_cast<int>(std::find(d::kAllergies.items, d::kAllergies.items + d::kAllergies.size,
+                                                    slots_[1].value) - d::kAllergies.items);
+      const uint32_t bits = al_idx < static_cast<int>(d::kAllergies.size) ? d::kAllergyBits[al_idx] : 0;
+      const Dish& dish = rng_.Pick(p_.dishes);
+      if (tries < 200 && ((cls >= 0 && dish.diet > cls) || (dish.allergens & bits))) continue;
+      v = dish.name;
+      *detail = dish.cuisine;
+    } else if (domain == 2 && k == Kind::kLike) {
+      const Tool& t = rng_.Pick(p_.tools);
+      v = t.name;
+      *detail = t.category;
+    } else {
+      switch (k) {
+        case Kind::kAversion:
+          v = rng_.Pick(All(domain == 0 ? d::kMovieAvoid : domain == 1 ? d::kFoodDislikes : d::kWorkAvoid));
+          break;
+        case Kind::kAllergy: v = rng_.Pick(All(d::kAllergies)); break;
+        case Kind::kDiet: v = rng_.Pick(All(d::kDiets)); break;
+        case Kind::kHabit: v = rng_.Pick(p_.habits); break;
+        case Kind::kSchedule: v = rng_.Pick(All(d::kSchedules)); break;
+        case Kind::kCompany: v = rng_.Pick(All(d::kMovieCompany)); break;
+        case Kind::kPlatform: v = rng_.Pick(p_.services); break;
+        default: break;
+      }
+    }
+    if (v != avoid) return v;
+  }
+}
+
+bool DialogueGen::Generate(ojson* out, int attempt) {
+  domain_ = index_ % 3;
+  const bool cold = rng_.Chance(12);
+  const int num_sessions = cold ? 1 : rng_.Range(4, 7);
+  sessions_.assign(static_cast<size_t>(num_sessions), Session{});
+  for (auto& s : slots_) s = SlotState{};
+
+  // Speakers.
+  const std::string user = rng_.Pick(p_.names);
+  std::string partner = "Assistant";
+  if (rng_.Chance(50))
+    do partner = rng_.Pick(p_.names); while (partner == user);
+
+  // Queries: implicit query types of this domain (2 mature, 1 cold) and one explicit control.
+  std::vector<int> types = {domain_ * 3, domain_ * 3 + 1, domain_ * 3 + 2};
+  rng_.Shuffle(types);
+  std::vector<Query> queries;
+  for (int i = 0; i < (cold ? 1 : 2); ++i) {
+    Query q;
+    q.type = types[static_cast<size_t>(i)];
+    q.ellipsis = rng_.Chance(35);
+    queries.push_back(q);
+  }
+  std::set<int> needed;
+  for (const auto& q : queries)
+    for (int s : kQueryTypes[q.type].slots) needed.insert(s);
+
+  // Profile (slot order matters for FoodPref: diet and allergy before the favourite dish).
+  std::vector<int> stated_slots;
+  for (int s = 0; s < 4; ++s) {
+    if (cold && !needed.count(s)) continue;
+    stated_slots.push_back(s);
+  }
+  for (int s : stated_slots) {
+    SlotState& st = slots_[s];
+    st.stated = true;
+    st.value = DrawValue(domain_, s, "", &st.detail);
+    const Kind k = kSlots[domain_][s].kind;
+    if (!cold && (k == Kind::kLike || k == Kind::kDiet || k == Kind::kHabit) && rng_.Chance(25)) {
+      st.updated = true;
+      std::string old_detail;
+      st.old_value = DrawValue(domain_, s, st.value, &old_detail);
+    } else if (!cold && k == Kind::kLike && rng_.Chance(45)) {
+      st.aliased = true;
+      if (domain_ == 0) {
+        for (const auto& m : p_.movies) if (m.title == st.value) st.alias = m.alias;
+      } else {
+        st.alias = rng_.Pick(p_.nicknames);
+      }
+    }
+  }
+
+  const bool acks = !cold;
+  // Statements of the profile.
+  for (int s : stated_slots) {
+    SlotState& st = slots_[s];
+    const Kind k = kSlots[domain_][s].kind;
+    const int last = num_sessions - 1 >= 1 ? num_sessions - 1 : 1;
+    if (st.updated) {
+      const int o = num_sessions >= 3 && rng_.Chance(30) ? 2 : 1;
+      const int n = rng_.Range(o + 1, std::max(o + 1, last));
+      Item old_stmt;
+      old_stmt.text = Stmt(CoresFor(k), {{"v", st.old_value}});
+      AddBlock(o, WithAck(old_stmt, acks && rng_.Chance(60)));
+      Item upd;
+      upd.text = Stmt(k == Kind::kDiet ? p_.upd_diet : p_.upd_like, {{"v", st.value}, {"old", st.old_value}});
+      upd.gold_for = {s};
+      AddBlock(n, WithAck(upd, acks && rng_.Chance(60)));
+    } else if (st.aliased) {
+      const int i = num_sessions >= 3 && rng_.Chance(25) ? 2 : 1;
+      const int n = rng_.Range(i + 1, num_sessions);
+      Item intro;
+      intro.text = Stmt(p_.alias_intro, {{"v", st.value}, {"alias", st.alias},
+                                         {"friend", rng_.Pick(p_.names)},
+                                         {"rel", rng_.Pick(All(d::kRelations))}});
+      intro.gold_for = {s};
+      AddBlock(i, WithAck(intro, acks && rng_.Chance(40)));
+      Item like;
+      like.text = Stmt(p_.like, {{"v", st.alias}});
+      like.gold_for = {s};
+      AddBlock(n, WithAck(like, acks && rng_.Chance(60)));
+    } else {
+      const int sess = cold || rng_.Chance(60) ? 1 : rng_.Range(1, last);
+      Item stmt;
+      stmt.text = Stmt(CoresFor(k), {{"v", st.value}});
+      stmt.gold_for = {s};
+      AddBlock(sess, WithAck(stmt, acks && rng_.Chance(60)));
+    }
+  }
+
+  // Hard distractors: same-domain talk that is not the user's current preference.
+  const int hard = cold ? (rng_.Chance(50) ? 1 : 0) : rng_.Range(4, 7);
+  std::set<std::string> profile_values;
+  for (const auto& s : slots_) { profile_values.insert(s.value); profile_values.insert(s.old_value); }
+  for (int h = 0; h < hard; ++h) {
+    std::string v;
+    do v = OtherEntity(domain_, ""); while (profile_values.count(v));
+    const int kind = static_cast<int>(rng_.Below(5));
+    const std::vector<std::string>* cores[5] = {&p_.friend_like, &p_.disliked, &p_.used_to, &p_.hypo, &p_.question};
+    Item it;
+    std::string friend_name;
+    do friend_name = rng_.Pick(p_.names); while (friend_name == user);
+    it.text = Stmt(*cores[kind], {{"v", v}, {"friend", friend_name}, {"rel", rng_.Pick(All(d::kRelations))}});
+    AddBlock(rng_.Range(1, num_sessions), WithAck(it, acks && rng_.Chance(50)));
+  }
+  // Cross-domain preferences of the user (never gold here).
+  if (!cold) {
+    const int n = rng_.Range(1, 2);
+    for (int c = 0; c < n; ++c) {
+      const int od = (domain_ + 1 + static_cast<int>(rng_.Below(2))) % 3;
+      int s = static_cast<int>(rng_.Below(4));
+      const Kind k = kSlots[od][s].kind;
+      std::string detail;
+      // FoodPref dishes depend on the diet slot of that domain; use an entity directly.
+      std::string v = k == Kind::kLike ? OtherEntity(od, "") : DrawValue(od, s, "", &detail);
+      Item it;
+      it.text = Stmt(CoresFor(k), {{"v", v}});
+      AddBlock(rng_.Range(1, num_sessions), WithAck(it, rng_.Chance(50)));
+    }
+  }
+
+  // Non-gold turns so far (acks, distractors, superseded statements) and filler budget.
+  int non_gold = 0, gold_turns = 0;
+  for (const auto& s : sessions_)
+    for (const auto& b : s.blocks)
+      for (const auto& it : b) (it.gold_for.empty() ? non_gold : gold_turns)++;
+  const int context_turns = 2 * (static_cast<int>(queries.size()) + 1);
+  int filler = 0;
+  if (cold) {
+    filler = rng_.Range(0, 2);
+  } else {
+    const int target = rng_.Range(58, 98) * scale_;  // non-gold turns in the whole dialogue
+    filler = std::max(20 * scale_, target - non_gold - context_turns);
+  }
+  // Filler placement uses the scale-dependent stream only.
+  std::vector<int> per_session(static_cast<size_t>(num_sessions), 0);
+  for (int i = 0; i < filler; ++i) per_session[frng_.Below(static_cast<uint64_t>(num_sessions))]++;
+  for (int s = 0; s < num_sessions; ++s) {
+    auto& blocks = sessions_[static_cast<size_t>(s)].blocks;
+    rng_.Shuffle(blocks);
+    // Insert filler singletons at random positions (scale stream).
+    for (int i = 0; i < per_session[static_cast<size_t>(s)]; ++i) {
+      Item f;
+      f.filler = true;
+      blocks.insert(blocks.begin() + static_cast<long>(frng_.Below(blocks.size() + 1)), std::vector<Item>{f});
+    }
+  }
+
+  // Flatten to turns, assign speakers to filler (alternate) and ids.
+  struct Out { std::string speaker, text; bool user; int session; std::vector<int> gold_for; int uid; };
+  std::vector<std::vector<Out>> conv(static_cast<size_t>(num_sessions));
+  int next_uid = 0;
+  auto filler_text = [&](bool is_user) -> std::string {
+    if (!f_.turns.empty() && frng_.Chance(85)) return f_.turns[frng_.Below(f_.turns.size())];
+    const auto& l = is_user ? p_.chit_user : p_.chit_partner;
+    return l[frng_.Below(l.size())];
+  };
+  for (int s = 0; s < num_sessions; ++s) {
+    bool prev_user = false;
+    for (const auto& b : sessions_[static_cast<size_t>(s)].blocks)
+      for (const auto& it : b) {
+        Out o;
+        o.user = it.filler ? !prev_user : it.user;
+        o.text = it.filler ? filler_text(o.user) : it.text;
+        o.speaker = o.user ? user : partner;
+        o.session = s + 1;
+        o.gold_for = it.gold_for;
+        o.uid = next_uid++;
+        prev_user = o.user;
+        conv[static_cast<size_t>(s)].push_back(std::move(o));
+      }
+  }
+
+  // Final queries: each adds a 2-turn context block at the end of the last session.
+  auto& last = conv.back();
+  // Explicit control: a stated slot whose current statement carries the value literally.
+  {
+    std::vector<int> cands;
+    for (int s : stated_slots) {
+      const Kind k = kSlots[domain_][s].kind;
+      if (slots_[s].aliased || k == Kind::kSchedule || k == Kind::kCompany) continue;
+      cands.push_back(s);
+    }
+    if (cands.empty()) return false;
+    Query q;
+    q.explicit_slot = rng_.Pick(cands);
+    queries.push_back(q);
+  }
+
+  ojson qa = ojson::array();
+  for (const auto& q : queries) {
+    std::vector<int> slots = q.type >= 0 ? kQueryTypes[q.type].slots : std::vector<int>{q.explicit_slot};
+    std::vector<Out> gold;  // copies: `last` grows below
+    for (const auto& sess : conv)
+      for (const auto& o : sess)
+        for (int g : o.gold_for)
+          if (std::find(slots.begin(), slots.end(), g) != slots.end()) { gold.push_back(o); break; }
+    if (gold.empty()) return false;
+    std::set<std::string> gold_terms;
+    std::vector<std::set<std::string>> gold_each;
+    for (const auto& g : gold) {
+      auto t = TermSet(g.text);
+      gold_terms.insert(t.begin(), t.end());
+      gold_each.push_back(std::move(t));
+    }
+    // Draw question + context until the keyword rule holds.
+    std::string question, c1, c2;
+    bool ok = false;
+    for (int tries = 0; tries < 400 && !ok; ++tries) {
+      if (q.type < 0) {
+        c1 = rng_.Pick(p_.chit_user);
+        c2 = rng_.Pick(p_.chit_partner);
+        question = Compose(rng_, p_.query_open, Fill(rng_.Pick(p_.explicit_q), {{"v", slots_[q.explicit_slot].value}}),
+                           p_.query_close);
+        const auto qt = TermSet(question);
+        ok = std::all_of(gold_each.begin(), gold_each.end(), [&](const auto& g) { return Intersects(qt, g); });
+      } else {
+        if (q.ellipsis) {
+          c1 = rng_.Pick(p_.cues[q.type]);
+          c2 = rng_.Pick(p_.reactions);
+          question = Compose(rng_, p_.query_open, rng_.Pick(p_.ellipsis), p_.query_close);
+        } else {
+          c1 = rng_.Pick(p_.chit_user);
+          c2 = rng_.Pick(p_.chit_partner);
+          question = Compose(rng_, p_.query_open, rng_.Pick(p_.query_cores[q.type]), p_.query_close);
+        }
+        ok = !Intersects(TermSet(question), gold_terms) && !Intersects(TermSet(c1), gold_terms) &&
+             !Intersects(TermSet(c2), gold_terms);
+      }
+    }
+    if (!ok) return false;
+    Out o1{user, c1, true, num_sessions, {}, next_uid++};
+    Out o2{partner, c2, false, num_sessions, {}, next_uid++};
+    last.push_back(o1);
+    last.push_back(o2);
+    size_t before = 0;
+    for (const auto& sess : conv) before += sess.size();
+
+    // Gold ids are assigned below, after all context blocks exist; remember pointers by text.
+    ojson item;
+    item["question"] = question;
+    std::string answer;
+    for (int s : slots) {
+      const SlotState& st = slots_[s];
+      if (!answer.empty()) answer += "; ";
+      answer += std::string(kSlots[domain_][s].label) + ": " + st.value;
+      if (!st.detail.empty()) answer += " (" + st.detail + ")";
+    }
+    item["answer"] = answer;
+    // evidence filled in later (ids depend on final layout, which is fixed by now)
+    item["evidence"] = ojson::array();
+    item["implicit"] = q.type >= 0;
+    item["query_type"] = q.type >= 0 ? kQueryTypes[q.type].name : "explicit_control";
+    item["domain"] = kDomainNames[domain_];
+    item["speaker"] = user;
+    item["context"] = ojson::array({c1, c2});
+    item["turns_before"] = before;
+    // pathology tags
+    ojson path = ojson::array();
+    bool alias = false, update = false;
+    for (int s : slots) { alias |= slots_[s].aliased; update |= slots_[s].updated; }
+    if (q.type >= 0 && alias) path.push_back("alias");
+    int min_session = num_sessions;
+    for (const auto& g : gold) min_session = std::min(min_session, g.session);
+    if (min_session == 1 && num_sessions - min_session >= 3) path.push_back("temporal_gap");
+    if (q.ellipsis) path.push_back("ellipsis");
+    if (update) path.push_back("update");
+    if (before <= 10) path.push_back("cold_start");
+    else if (before > 50) path.push_back("mature");
+    item["pathology"] = path;
+    // Gold: remember turn uids to resolve after ids are assigned.
+    ojson gref = ojson::array();
+    for (const auto& g : gold) gref.push_back(g.uid);
+    item["_gold"] = gref;
+    qa.push_back(std::move(item));
+  }
+
+  // Ids, turns JSON, gold resolution.
+  ojson conversation;
+  conversation["speaker_a"] = user;
+  conversation["speaker_b"] = partner;
+  int64_t day = 19358 /* 1 Jan 2023 */ - 365 + static_cast<int64_t>(rng_.Below(600));
+  std::map<int, std::string> id_of;  // uid -> dia_id
+  for (int s = 0; s < num_sessions; ++s) {
+    if (s > 0) day += rng_.Range(1, 21);
+    const std::string key = fmt::format("session_{}", s + 1);
+    conversation[key + "_date_time"] = DateTimeString(day, rng_.Range(8, 22), static_cast<int>(rng_.Below(60)));
+    ojson turns = ojson::array();
+    int i = 0;
+    for (const auto& o : conv[static_cast<size_t>(s)]) {
+      ojson t;
+      t["speaker"] = o.speaker;
+      t["dia_id"] = fmt::format("D{}:{}", s + 1, ++i);
+      t["text"] = o.text;
+      id_of[o.uid] = t["dia_id"].get<std::string>();
+      turns.push_back(std::move(t));
+    }
+    conversation[key] = std::move(turns);
+  }
+  for (auto& item : qa) {
+    ojson ev = ojson::array();
+    for (const auto& g : item["_gold"]) {
+      auto it = id_of.find(g.get<int>());
+      if (it == id_of.end()) return false;
+      ev.push_back(it->second);
+    }
+    item["evidence"] = ev;
+    item.erase("_gold");
+  }
+
+  ojson profile;
+  profile["domain"] = kDomainNames[domain_];
+  profile["cold_start"] = cold;
+  for (int s : stated_slots) {
+    ojson v;
+    v["value"] = slots_[s].value;
+    if (!slots_[s].detail.empty()) v["detail"] = slots_[s].detail;
+    if (slots_[s].updated) v["previous"] = slots_[s].old_value;
+    if (slots_[s].aliased) v["alias"] = slots_[s].alias;
+    profile[kSlots[domain_][s].name] = v;
+  }
+  ojson sample;
+  sample["sample_id"] = fmt::format("ipr-{}-{:04d}", split_ == 0 ? "train" : split_ == 1 ? "dev" : "test", index_);
+  sample["conversation"] = std::move(conversation);
+  sample["qa"] = std::move(qa);
+  sample["ipr_profile"] = std::move(profile);
+  sample["history_scale"] = scale_;  // lets `ontomem bench --plot` draw recall against scale
+  if (attempt > 0) sample["ipr_profile"]["generation_attempt"] = attempt;
+  *out = std::move(sample);
+  return true;
+}
+
+}  // namespace
+
+Status GenerateIpr(const IprConfig& config, std::string* json_out) {
+  const int split = SplitId(config.split);
+  if (split < 0) return Status::InvalidArgument("gen-ipr: --split must be train, dev or test, got '" + config.split + "'");
+  if (config.scale != 1 && config.scale != 2 && config.scale != 4 && config.scale != 8)
+    return Status::InvalidArgument(fmt::format("gen-ipr: --scale must be 1, 2, 4 or 8, got {}", config.scale));
+  if (config.dialogues < 1 || config.dialogues > 100000)
+    return Status::InvalidArgument(fmt::format("gen-ipr: --dialogues must be in 1..100000, got {}", config.dialogues));
+  const Pools pools = BuildPools(split);
+  auto filler = LoadFiller(config.filler_path, split);
+  if (!filler.ok()) return filler.status().WithContext("gen-ipr: filler");
+  ojson doc = ojson::array();
+  for (int i = 0; i < config.dialogues; ++i) {
+    bool done = false;
+    for (int attempt = 0; attempt < 50 && !done; ++attempt) {
+      // Retry with a derived seed (still deterministic).
+      DialogueGen gen(pools, *filler, split, config.scale, i,
+                      config.seed + static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ULL);
+      ojson sample;
+      if (gen.Generate(&sample, attempt)) {
+        doc.push_back(std::move(sample));
+        done = true;
+      }
+    }
+    if (!done) return Status::Internal(fmt::format("gen-ipr: dialogue {} failed the keyword-free rule 50 times", i));
+  }
+  *json_out = doc.dump(2);
+  json_out->push_back('\n');
+  return Status::Ok();
+}
+
+Status GenerateIprToFile(const IprConfig& config, const std::string& path) {
+  std::string out;
+  RETURN_IF_ERROR(GenerateIpr(config, &out));
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return Status::IOError("gen-ipr: cannot open " + path);
+  f << out;
+  f.close();
+  if (!f) return Status::IOError("gen-ipr: cannot write " + path);
+  return Status::Ok();
+}
+
+Status CheckKeywordFree(const Dataset& dataset) {
+  for (const auto& s : dataset.samples) {
+    std::unordered_map<std::string, const Turn*> by_id;
+    for (const auto& t : s.turns) by_id[t.id] = &t;
+    for (size_t i = 0; i < s.qa.size(); ++i) {
+      const QaItem& q = s.qa[i];
+      const std::string where = fmt::format("{}: qa[{}] \"{}\"", s.sample_id, i, q.question);
+      if (q.evidence.empty()) return Status::InvalidArgument(where + ": no gold evidence");
+      std::vector<std::set<std::string>> gold;
+      for (const auto& id : q.evidence) {
+        auto it = by_id.find(id);
+        if (it == by_id.end()) return Status::InvalidArgument(where + ": gold id " + id + " does not resolve");
+        if (!q.speaker.empty() && it->second->speaker != q.speaker)
+          return Status::InvalidArgument(where + ": gold id " + id + " is said by " + it->second->speaker +
+                                         ", not the asking speaker " + q.speaker);
+        gold.push_back(TermSet(it->second->text));
+      }
+      const auto qt = TermSet(q.question);
+      if (q.implicit.value_or(false)) {
+        std::vector<std::pair<std::string, std::set<std::string>>> probes = {{"question", qt}};
+        for (const auto& c : q.context) probes.push_back({"context \"" + c + "\"", TermSet(c)});
+        for (const auto& [what, terms] : probes)
+          for (size_t g = 0; g < gold.size(); ++g)
+            for (const auto& term : terms)
+              if (gold[g].count(term))
+                return Status::InvalidArgument(fmt::format("{}: {} shares the term '{}' with gold {}", where, what,
+                                                           term, q.evidence[g]));
+      } else if (q.implicit.has_value()) {
+        for (size_t g = 0; g < gold.size(); ++g)
+          if (!Intersects(qt, gold[g]))
+            return Status::InvalidArgument(fmt::format("{}: explicit control shares no term with gold {}", where,
+                                                       q.evidence[g]));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+IprInventory IprSplitInventory(const std::string& split_name) {
+  IprInventory inv;
+  const int split = SplitId(split_name);
+  if (split < 0) return inv;
+  const Pools p = BuildPools(split);
+  for (const auto& m : p.movies) { inv.entities.push_back("movie:" + m.title); inv.entities.push_back("plot:" + m.alias); }
+  for (const auto& x : p.dishes) inv.entities.push_back("dish:" + x.name);
+  for (const auto& x : p.tools) inv.entities.push_back("tool:" + x.name);
+  for (const auto& x : p.habits) inv.entities.push_back("habit:" + x);
+  for (const auto& x : p.services) inv.entities.push_back("service:" + x);
+  for (const auto& x : p.nicknames) inv.entities.push_back("nickname:" + x);
+  for (const auto& x : p.names) inv.entities.push_back("name:" + x);
+  const std::vector<const std::vector<std::string>*> lists = {
+      &p.stmt_open, &p.stmt_close, &p.query_open, &p.query_close, &p.like, &p.aversion, &p.allergy,
+      &p.diet, &p.habit, &p.schedule, &p.company, &p.platform, &p.upd_like, &p.upd_diet, &p.alias_intro,
+      &p.friend_like, &p.disliked, &p.used_to, &p.hypo, &p.question, &p.acks, &p.chit_user,
+      &p.chit_partner, &p.reactions, &p.explicit_q, &p.ellipsis};
+  for (const auto* l : lists) inv.templates.insert(inv.templates.end(), l->begin(), l->end());
+  for (int q = 0; q < 9; ++q) {
+    inv.templates.insert(inv.templates.end(), p.query_cores[q].begin(), p.query_cores[q].end());
+    inv.templates.insert(inv.templates.end(), p.cues[q].begin(), p.cues[q].end());
+  }
+  return inv;
+}
+
+}  // namespace ontomem

@@ -1,0 +1,225 @@
+#include "bench/ipr_synth.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "bench/dataset.h"
+#include "text/text.h"
+
+namespace ontomem {
+namespace {
+
+std::string FillerPath() {
+  return std::string(ONTOMEM_SOURCE_DIR) + "/../shared/data/locomo/locomo_dev5.json";
+}
+bool HaveFiller() { return std::filesystem::exists(FillerPath()); }
+
+IprConfig Config(const std::string& split, int dialogues, int scale = 1) {
+  IprConfig c;
+  c.seed = kIprDefaultSeed;
+  c.split = split;
+  c.dialogues = dialogues;
+  c.scale = scale;
+  c.filler_path = HaveFiller() ? FillerPath() : "";
+  return c;
+}
+
+Dataset Generate(const IprConfig& c) {
+  std::string out;
+  Status st = GenerateIpr(c, &out);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  auto ds = ParseLocomo(out, "ipr-" + c.split);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  return ds.ok() ? std::move(ds).value() : Dataset{};
+}
+
+uint64_t Fnv1a64(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+TEST(IprSynth, WholeTestSplitIsKeywordFreeAndWellLabelled) {
+  auto t0 = std::chrono::steady_clock::now();
+  Dataset ds = Generate(Config("test", 500));
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(ds.samples.size(), 500u);
+  Status st = CheckKeywordFree(ds);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+
+  std::map<std::string, int> slices;
+  size_t turns = 0, implicit = 0, explicit_q = 0;
+  std::set<std::string> domains;
+  for (const auto& s : ds.samples) {
+    turns += s.turns.size();
+    std::map<std::string, const Turn*> by_id;
+    for (const auto& t : s.turns) by_id[t.id] = &t;
+    ASSERT_FALSE(s.qa.empty()) << s.sample_id;
+    for (const auto& q : s.qa) {
+      ASSERT_TRUE(q.implicit.has_value()) << s.sample_id;
+      (*q.implicit ? implicit : explicit_q)++;
+      EXPECT_FALSE(q.evidence.empty()) << s.sample_id << ": " << q.question;
+      EXPECT_FALSE(q.speaker.empty());
+      EXPECT_EQ(q.context.size(), 2u);
+      domains.insert(q.domain);
+      for (const auto& id : q.evidence) {
+        ASSERT_TRUE(by_id.count(id)) << s.sample_id << ": " << id;
+        EXPECT_EQ(by_id[id]->speaker, q.speaker) << s.sample_id << ": " << id;
+      }
+      // The gold entity never appears in the context turns (covered by the term check too).
+      for (const auto& p : q.pathology) slices[p]++;
+    }
+  }
+  EXPECT_EQ(domains, (std::set<std::string>{"MovieRec", "FoodPref", "ProductivityAssist"}));
+  const double avg_turns = static_cast<double>(turns) / static_cast<double>(ds.samples.size());
+  EXPECT_GT(avg_turns, 60.0);
+  EXPECT_LT(avg_turns, 90.0);
+  EXPECT_GE(implicit, 800u);
+  EXPECT_GE(explicit_q, 450u);
+  for (const char* p : {"alias", "temporal_gap", "ellipsis", "cold_start", "mature", "update"})
+    EXPECT_GE(slices[p], 40) << p;
+  std::cerr << "[ipr] test split: " << ds.samples.size() << " dialogues, " << avg_turns
+            << " turns/dialogue, " << implicit << " implicit + " << explicit_q << " explicit queries, "
+            << secs << " s; slices:";
+  for (const auto& [k, v] : slices) std::cerr << " " << k << "=" << v;
+  std::cerr << "\n";
+}
+
+TEST(IprSynth, TrainAndDevSplitsAreKeywordFreeToo) {
+  for (const char* split : {"train", "dev"}) {
+    Dataset ds = Generate(Config(split, 150));
+    Status st = CheckKeywordFree(ds);
+    EXPECT_TRUE(st.ok()) << split << ": " << st.ToString();
+  }
+}
+
+TEST(IprSynth, CheckerRejectsLeaks) {
+  Dataset ds = Generate(Config("test", 3));
+  ASSERT_TRUE(CheckKeywordFree(ds).ok());
+  // Copy a gold turn's words into an implicit question: must be rejected.
+  Dataset bad = ds;
+  for (auto& q : bad.samples[0].qa) {
+    if (!q.implicit.value_or(false)) continue;
+    for (const auto& t : bad.samples[0].turns)
+      if (t.id == q.evidence[0]) q.question += " " + t.text;
+    break;
+  }
+  EXPECT_FALSE(CheckKeywordFree(bad).ok());
+  // A gold id that does not resolve.
+  bad = ds;
+  bad.samples[0].qa[0].evidence.push_back("D99:99");
+  EXPECT_FALSE(CheckKeywordFree(bad).ok());
+}
+
+TEST(IprSynth, SplitsUseDisjointEntitiesAndTemplates) {
+  std::map<std::string, IprInventory> inv;
+  for (const char* s : {"train", "dev", "test"}) inv[s] = IprSplitInventory(s);
+  // Pool sizes (whole benchmark, all splits).
+  std::map<std::string, size_t> per_kind;
+  for (const auto& [split, i] : inv)
+    for (const auto& e : i.entities) per_kind[e.substr(0, e.find(':'))]++;
+  EXPECT_GE(per_kind["movie"], 150u);
+  EXPECT_GE(per_kind["dish"], 150u);
+  EXPECT_GE(per_kind["tool"] + per_kind["habit"], 100u);
+  for (const char* a : {"train", "dev", "test"})
+    for (const char* b : {"train", "dev", "test"}) {
+      if (std::string(a) >= b) continue;
+      std::set<std::string> ea(inv[a].entities.begin(), inv[a].entities.end());
+      for (const auto& e : inv[b].entities) EXPECT_FALSE(ea.count(e)) << a << "/" << b << ": " << e;
+      std::set<std::string> ta(inv[a].templates.begin(), inv[a].templates.end());
+      for (const auto& t : inv[b].templates) EXPECT_FALSE(ta.count(t)) << a << "/" << b << ": " << t;
+    }
+  // Movie titles are word-disjoint as well.
+  auto title_words = [&](const std::string& split) {
+    std::set<std::string> w;
+    for (const auto& e : inv[split].entities)
+      if (e.rfind("movie:", 0) == 0)
+        for (const auto& t : text::Tokenize(e.substr(6))) if (t != "the") w.insert(t);
+    return w;
+  };
+  auto tr = title_words("train"), te = title_words("test");
+  for (const auto& w : te) EXPECT_FALSE(tr.count(w)) << w;
+}
+
+TEST(IprSynth, SplitsShareNoQuestionsOrEntities) {
+  Dataset train = Generate(Config("train", 60)), test = Generate(Config("test", 60));
+  std::set<std::string> qs;
+  for (const auto& s : train.samples) for (const auto& q : s.qa) qs.insert(q.question);
+  size_t same = 0, total = 0;
+  for (const auto& s : test.samples) for (const auto& q : s.qa) { total++; same += qs.count(q.question); }
+  EXPECT_EQ(same, 0u) << "of " << total;
+}
+
+TEST(IprSynth, Deterministic) {
+  std::string a, b, c;
+  ASSERT_TRUE(GenerateIpr(Config("dev", 40), &a).ok());
+  ASSERT_TRUE(GenerateIpr(Config("dev", 40), &b).ok());
+  EXPECT_EQ(a, b);
+  IprConfig other = Config("dev", 40);
+  other.seed = 7;
+  ASSERT_TRUE(GenerateIpr(other, &c).ok());
+  EXPECT_NE(a, c);
+}
+
+TEST(IprSynth, ScaleMultipliesDistractorHistory) {
+  const int n = 45;
+  Dataset s1 = Generate(Config("test", n, 1)), s8 = Generate(Config("test", n, 8));
+  ASSERT_EQ(s1.samples.size(), s8.samples.size());
+  Status st = CheckKeywordFree(s8);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  double d1 = 0, d8 = 0, t1 = 0, t8 = 0;
+  int mature = 0;
+  for (size_t i = 0; i < s1.samples.size(); ++i) {
+    std::set<std::string> g1, g8;
+    for (const auto& q : s1.samples[i].qa) g1.insert(q.evidence.begin(), q.evidence.end());
+    for (const auto& q : s8.samples[i].qa) g8.insert(q.evidence.begin(), q.evidence.end());
+    // The same queries are asked at every scale; only the history grows.
+    ASSERT_EQ(s1.samples[i].qa.size(), s8.samples[i].qa.size());
+    for (size_t k = 0; k < s1.samples[i].qa.size(); ++k)
+      EXPECT_EQ(s1.samples[i].qa[k].question, s8.samples[i].qa[k].question);
+    if (s1.samples[i].turns.size() <= 12) continue;  // cold start dialogues do not scale
+    ++mature;
+    d1 += static_cast<double>(s1.samples[i].turns.size() - g1.size());
+    d8 += static_cast<double>(s8.samples[i].turns.size() - g8.size());
+    t1 += static_cast<double>(s1.samples[i].turns.size());
+    t8 += static_cast<double>(s8.samples[i].turns.size());
+  }
+  ASSERT_GT(mature, 20);
+  EXPECT_GT(d8 / d1, 7.5);
+  EXPECT_LT(d8 / d1, 8.5);
+  std::cerr << "[ipr] mature turns/dialogue: scale 1 " << t1 / mature << ", scale 8 " << t8 / mature << "\n";
+}
+
+TEST(IprSynth, RejectsBadConfig) {
+  std::string out;
+  IprConfig c = Config("holdout", 1);
+  EXPECT_EQ(GenerateIpr(c, &out).code(), StatusCode::kInvalidArgument);
+  c = Config("test", 1, 3);
+  EXPECT_EQ(GenerateIpr(c, &out).code(), StatusCode::kInvalidArgument);
+  c = Config("test", 1);
+  c.filler_path = "/nonexistent/locomo.json";
+  EXPECT_FALSE(GenerateIpr(c, &out).ok());
+}
+
+// FROZEN TEST SPLIT. This hash pins the exact bytes of `ontomem bench gen-ipr --seed 20261202
+// --split test` (scale 1, 500 dialogues, LoCoMo dev5 filler). If this test fails, the
+// generator's output changed and every published IPR-synth number is no longer comparable.
+// Update the constant only on purpose, together with a note in docs/benchmarks.md.
+TEST(IprSynth, FrozenTestSplitChecksum) {
+  if (!HaveFiller()) GTEST_SKIP() << "no " << FillerPath();
+  std::string out;
+  ASSERT_TRUE(GenerateIpr(Config("test", 500), &out).ok());
+  const uint64_t kFrozen = 0xe12036466d81c268ULL;  // 8,300,065 bytes (history_scale added on purpose)
+  EXPECT_EQ(Fnv1a64(out), kFrozen) << std::hex << "got 0x" << Fnv1a64(out) << " (" << std::dec << out.size()
+                                   << " bytes)";
+}
+
+}  // namespace
+}  // namespace ontomem
