@@ -1,0 +1,112 @@
+// `ontomem bench` end to end on a small dataset: the JSON contract outside checks rely on, the
+// metrics, and the plots.
+#include "bench/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/plot.h"
+#include "fake_embedder.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+const char* kData = R"([{"sample_id":"s1","history_scale":2,"conversation":{"speaker_a":"Ana","speaker_b":"Ben",
+  "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I adopted a greyhound named Pixel"},
+               {"speaker":"Ben","dia_id":"D1:2","text":"Lovely, greyhounds are calm dogs"},
+               {"speaker":"Ana","dia_id":"D1:3","text":"My pottery class starts on Monday"}]},
+ "qa":[{"question":"What is the name of the greyhound?","evidence":["D1:1"],"category":4,"implicit":false},
+       {"question":"When does the pottery class start?","evidence":["D1:3","D9:9"],"category":2,
+        "pathology":["temporal_gap"],"implicit":true},
+       {"question":"No evidence here","evidence":[]}]}])";
+
+TEST(Harness, ProducesTheDocumentedJsonShape) {
+  std::string dir = testing::MakeTempDir("ontomem-harness");
+  std::string path = dir + "/data.json";
+  std::ofstream(path) << kData;
+  BenchConfig c;
+  c.datasets = {path};
+  c.methods = {"dense", "bm25", "fusion", "fusion-rrf"};
+  c.embedder = std::make_shared<testing::FakeEmbedder>();
+  std::ostringstream table;
+  nlohmann::json r;
+  Status st = RunBench(c, table, &r);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(r["k"], 10);
+  const auto& d = r["datasets"][0];
+  EXPECT_EQ(d["path"], path);
+  EXPECT_EQ(d["questions"], 2);          // the QA without evidence is not a question
+  EXPECT_EQ(d["skipped_evidence"], 1);   // D9:9 matches no turn
+  EXPECT_EQ(d["history_scale"], 2);
+  for (const char* m : {"dense", "bm25", "fusion", "fusion-rrf"}) {
+    const auto& mj = d["methods"][m];
+    for (const char* key : {"recall", "ndcg", "evidence_precision", "ingest_us_per_turn", "context_tokens"})
+      EXPECT_TRUE(mj[key].is_number()) << m << " " << key;
+    EXPECT_TRUE(mj["latency_us"]["p50"].is_number());
+    EXPECT_TRUE(mj["latency_us"]["p95"].is_number());
+    for (const char* slice : {"implicit", "explicit", "category:4", "category:2", "pathology:temporal_gap"}) {
+      EXPECT_EQ(mj["slices"][slice]["n"], 1) << m << " " << slice;
+      EXPECT_TRUE(mj["slices"][slice]["recall"].is_number());
+      EXPECT_TRUE(mj["slices"][slice]["ndcg"].is_number());
+    }
+  }
+  // With three turns and k = 10 everything is retrieved: recall is exactly 1 for every method.
+  EXPECT_DOUBLE_EQ(d["methods"]["bm25"]["recall"].get<double>(), 1.0);
+  // bm25 puts the greyhound turn first for the greyhound question.
+  EXPECT_DOUBLE_EQ(d["methods"]["bm25"]["slices"]["category:4"]["ndcg"].get<double>(), 1.0);
+  EXPECT_NE(table.str().find("fusion-rrf"), std::string::npos);
+
+  c.k = 1;
+  ASSERT_TRUE(RunBench(c, table, &r).ok());
+  EXPECT_EQ(r["k"], 1);
+  EXPECT_DOUBLE_EQ(r["datasets"][0]["methods"]["bm25"]["slices"]["category:4"]["recall"].get<double>(), 1.0);
+
+  c.methods = {"nonsense"};
+  EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kInvalidArgument);
+  c.methods = {"bm25"};
+  c.datasets = {dir + "/missing.json"};
+  EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kNotFound);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Harness, BenchParamsAreCheckedByName) {
+  BenchConfig c;
+  EXPECT_TRUE(ApplyBenchParam("neighbour_weight=0.5", &c).ok());
+  EXPECT_FLOAT_EQ(c.retriever.neighbour_weight, 0.5f);
+  EXPECT_TRUE(ApplyBenchParam("common_component=0", &c).ok());
+  EXPECT_FALSE(c.sif.remove_common_component);
+  EXPECT_EQ(ApplyBenchParam("bogus=1", &c).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ApplyBenchParam("neighbour_weight", &c).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ApplyBenchParam("neighbour_weight=abc", &c).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Plot, WritesSvgAndPngWithGnuplot) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot not installed";
+  nlohmann::json r = nlohmann::json::parse(R"({"k":10,"datasets":[
+    {"path":"a_x1.json","history_scale":1,"methods":{
+      "dense":{"recall":0.4,"context_tokens":100,"latency_us":{"p50":10,"p95":20},"slices":{"implicit":{"n":3,"recall":0.1}}},
+      "bm25":{"recall":0.5,"context_tokens":90,"latency_us":{"p50":5,"p95":9},"slices":{"implicit":{"n":3,"recall":0.05}}}}},
+    {"path":"a_x8.json","history_scale":8,"methods":{
+      "dense":{"recall":0.3,"context_tokens":100,"latency_us":{"p50":30,"p95":50},"slices":{}},
+      "bm25":{"recall":0.45,"context_tokens":95,"latency_us":{"p50":8,"p95":12},"slices":{}}}}]})");
+  std::string dir = testing::MakeTempDir("ontomem-plot");
+  Status st = WritePlots(r, dir + "/plots");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  for (const char* f : {"recall_vs_scale.svg", "recall_vs_scale.png", "pareto.svg", "pareto.png", "slices_0.svg"}) {
+    auto p = std::filesystem::path(dir) / "plots" / f;
+    ASSERT_TRUE(std::filesystem::exists(p)) << f;
+    EXPECT_GT(std::filesystem::file_size(p), 500u) << f;
+  }
+  std::ifstream svg(std::filesystem::path(dir) / "plots" / "recall_vs_scale.svg");
+  std::string text((std::istreambuf_iterator<char>(svg)), {});
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "plots" / "slices_1.svg"));  // no slices
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ontomem
