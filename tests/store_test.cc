@@ -121,6 +121,63 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   const UserKey alice_{"acme", "alice"};
 };
 
+TEST_P(StoreTest, GraphDeltaIsStoredWithItsTurnsAndDeletedWithTheUser) {
+  std::vector<TurnRecord> recs = {Rec("D1:1", "Ana", "I love Titanic"), Rec("D1:2", "Ben", "nice")};
+  GraphDelta delta;
+  Assertion a;
+  a.head = "Ana", a.relation = "LIKES", a.tail = "titanic", a.tail_type = "movie";
+  a.domain = "movies_tv", a.tail_begin = 7, a.tail_end = 14, a.time_ms = 5, a.confidence = 0.9f;
+  delta.assertions.push_back({0, a});
+  GraphEdge e;
+  e.key = "person:ana|LIKES|entity:titanic|5", e.source = "person:ana", e.relation = "LIKES";
+  e.target = "entity:titanic", e.weight = 0.9f, e.valid_from = 5, e.source_turns = {"D1:1"};
+  e.assertion_keys = {"D1:1#LIKES@7"};
+  delta.edges.push_back(e);
+  ASSERT_TRUE(store_->AppendTurns(alice_, &recs, &delta).ok());
+  auto as = store_->LoadAssertions(alice_);
+  ASSERT_TRUE(as.ok()) << as.status().ToString();
+  ASSERT_EQ(as->size(), 1u);
+  EXPECT_EQ((*as)[0].source_seq, 1);
+  EXPECT_EQ((*as)[0].source_turn, "D1:1");
+  EXPECT_EQ((*as)[0].tail, "titanic");
+  EXPECT_EQ((*as)[0].modality, Modality::kAsserted);
+  EXPECT_FLOAT_EQ((*as)[0].confidence, 0.9f);
+
+  // The same turn retried: its assertion is not stored twice; the edge is upserted by key.
+  std::vector<TurnRecord> again = {Rec("D1:1", "Ana", "I love Titanic")};
+  delta.edges[0].weight = 0.95f;
+  delta.edges[0].valid_to = 9;
+  ASSERT_TRUE(store_->AppendTurns(alice_, &again, &delta).ok());
+  EXPECT_TRUE(again[0].duplicate);
+  EXPECT_EQ(store_->LoadAssertions(alice_)->size(), 1u);
+  auto es = store_->LoadEdges(alice_);
+  ASSERT_TRUE(es.ok());
+  ASSERT_EQ(es->size(), 1u);
+  EXPECT_FLOAT_EQ((*es)[0].weight, 0.95f);
+  EXPECT_EQ((*es)[0].valid_to, 9);
+  EXPECT_EQ((*es)[0].source_turns, std::vector<std::string>{"D1:1"});
+  EXPECT_EQ((*es)[0].assertion_keys, std::vector<std::string>{"D1:1#LIKES@7"});
+
+  // An explicit fact with no turn creates the user if needed.
+  const UserKey bob{"acme", "bob"};
+  GraphDelta fact;
+  a.explicit_fact = true;
+  fact.assertions.push_back({GraphDelta::kNoTurn, a});
+  std::vector<TurnRecord> none;
+  ASSERT_TRUE(store_->AppendTurns(bob, &none, &fact).ok());
+  auto bas = store_->LoadAssertions(bob);
+  ASSERT_TRUE(bas.ok());
+  ASSERT_EQ(bas->size(), 1u);
+  EXPECT_TRUE((*bas)[0].explicit_fact);
+  EXPECT_EQ((*bas)[0].source_seq, 0);
+  EXPECT_TRUE(store_->LoadTurns(bob)->empty());
+
+  ASSERT_TRUE(store_->DeleteUser(alice_).ok());
+  EXPECT_EQ(store_->LoadAssertions(alice_).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->LoadEdges(alice_).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->LoadAssertions(bob)->size(), 1u);  // others untouched
+}
+
 TEST_P(StoreTest, RoundTripWithVectorsAndUnicode) {
   std::vector<TurnRecord> recs = {
       Rec("D1:1", "Zoë", "Ich möchte nach Zürich fahren 🚆", 1700000000123, {0.5f, -1.25f, 3e-8f},
@@ -459,12 +516,32 @@ TEST_F(SqliteStoreTest, ReopenPersists) {
 TEST_F(SqliteStoreTest, IdentifiesItsFile) {
   { ASSERT_NE(Open(), nullptr); }
   EXPECT_NE(RawQueryInt(db_path_, "PRAGMA application_id"), 0);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 1);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 2);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 2);
   EXPECT_EQ(RawQueryText(db_path_, "PRAGMA journal_mode"), "wal");
   // Opening again applies nothing twice.
   { ASSERT_NE(Open(false), nullptr); }
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 1);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 2);
+}
+
+// A database written by schema 1 (before the graph tables) is migrated in place and keeps its
+// turns.
+TEST_F(SqliteStoreTest, MigratesSchemaOneToTwo) {
+  {
+    auto store = Open();
+    std::vector<TurnRecord> r = {Rec("a", "Ana", "kept across the migration")};
+    ASSERT_TRUE(store->AppendTurns({"t", "u"}, &r).ok());
+  }
+  RawExec(db_path_, "DROP TABLE edges; DROP TABLE assertions; DELETE FROM schema_version WHERE version = 2;");
+  ASSERT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
+  auto store = Open(false);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 2);
+  auto turns = store->LoadTurns({"t", "u"});
+  ASSERT_TRUE(turns.ok());
+  ASSERT_EQ(turns->size(), 1u);
+  EXPECT_EQ((*turns)[0].stored.turn.text, "kept across the migration");
+  EXPECT_TRUE(store->LoadAssertions({"t", "u"})->empty());
 }
 
 TEST_F(SqliteStoreTest, RandomBytesAreNotAnOntomemDatabase) {
@@ -500,7 +577,7 @@ TEST_F(SqliteStoreTest, NewerSchemaIsFailedPrecondition) {
   { ASSERT_NE(Open(), nullptr); }
   RawExec(db_path_, "INSERT INTO schema_version (version, applied_at) VALUES (7, 0);");
   ExpectOpenFailsUnchanged(StatusCode::kFailedPrecondition,
-                           "newer ontomem (schema 7, this build knows 1)");
+                           "newer ontomem (schema 7, this build knows 2)");
 }
 
 TEST_F(SqliteStoreTest, MissingDirectoryWithoutCreateIsNotFound) {
@@ -555,7 +632,7 @@ TEST_F(SqliteStoreTest, ConcurrentFirstOpensMigrateOnce) {
   for (auto& th : threads) th.join();
   stores.clear();
   const std::string path = (fs::path(fresh) / kDatabaseFileName).string();
-  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 1);
+  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 2);
   EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM turns"), kOpeners);
 }
 

@@ -15,8 +15,10 @@ namespace {
 
 class MemoryStore final : public Store {
  public:
-  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) override {
-    if (records->empty()) return Status::Ok();  // creates nothing, like the SQLite store
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
+                     const GraphDelta* delta) override {
+    // An empty call creates nothing, like the SQLite store.
+    if (records->empty() && (delta == nullptr || delta->empty())) return Status::Ok();
     const std::string ctx = fmt::format("append turns for {}/{}", key.tenant, key.user);
     std::lock_guard<std::mutex> lock(mu_);
     UserData empty;
@@ -63,10 +65,36 @@ class MemoryStore final : public Store {
       ++next_seq;
     }
 
+    if (delta != nullptr) {
+      for (const auto& item : delta->assertions)
+        if (item.record_index != GraphDelta::kNoTurn && item.record_index >= records->size())
+          return Status::InvalidArgument(fmt::format("{}: assertion names record {} of {}", ctx,
+                                                     item.record_index, records->size()));
+    }
     if (user == nullptr) user = &tenants_[key.tenant][key.user];
     for (TurnRecord& r : staged) {
       user->by_id.emplace(r.stored.turn.id, user->turns.size());
       user->turns.push_back(std::move(r));
+    }
+    if (delta != nullptr) {
+      for (const auto& item : delta->assertions) {
+        Assertion a = item.assertion;
+        if (item.record_index != GraphDelta::kNoTurn) {
+          if (result[item.record_index].second) continue;  // duplicate turn: already stored
+          a.source_seq = result[item.record_index].first;
+          a.source_turn = user->turns[a.source_seq - 1].stored.turn.id;
+        } else {
+          a.source_seq = 0;
+          a.source_turn.clear();
+        }
+        a.id = static_cast<int64_t>(user->assertions.size()) + 1;
+        user->assertions.push_back(std::move(a));
+      }
+      for (const GraphEdge& e : delta->edges) {
+        auto [it, inserted] = user->edge_index.try_emplace(e.key, user->edges.size());
+        if (inserted) user->edges.push_back(e);
+        else user->edges[it->second] = e;
+      }
     }
     for (size_t i = 0; i < records->size(); ++i) {
       TurnRecord& r = (*records)[i];
@@ -85,6 +113,22 @@ class MemoryStore final : public Store {
           fmt::format("load turns for {}/{}: unknown user", key.tenant, key.user));
     }
     return user->turns;
+  }
+
+  StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& key) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const UserData* user = Find(key);
+    if (user == nullptr)
+      return Status::NotFound(fmt::format("load assertions for {}/{}: unknown user", key.tenant, key.user));
+    return user->assertions;
+  }
+
+  StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& key) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const UserData* user = Find(key);
+    if (user == nullptr)
+      return Status::NotFound(fmt::format("load edges for {}/{}: unknown user", key.tenant, key.user));
+    return user->edges;
   }
 
   StatusOr<bool> HasUser(const UserKey& key) override {
@@ -134,6 +178,9 @@ class MemoryStore final : public Store {
   struct UserData {
     std::vector<TurnRecord> turns;                   // index = seq - 1
     std::unordered_map<std::string, size_t> by_id;  // turn id -> index
+    std::vector<Assertion> assertions;
+    std::vector<GraphEdge> edges;
+    std::unordered_map<std::string, size_t> edge_index;  // edge key -> index
   };
 
   UserData* Find(const UserKey& key) {

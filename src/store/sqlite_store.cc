@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "store/store.h"
 
@@ -72,6 +73,44 @@ CREATE TABLE vectors (
   data        BLOB NOT NULL
 );
 )sql"},
+    // Tag2Graph: assertions read from turns (or added explicitly) and the edge snapshot.
+    {2, R"sql(
+CREATE TABLE assertions (
+  id              INTEGER PRIMARY KEY,
+  user_id         INTEGER NOT NULL REFERENCES users(id),
+  turn_id         INTEGER REFERENCES turns(id),
+  head            TEXT NOT NULL,
+  head_is_speaker INTEGER NOT NULL,
+  relation        TEXT NOT NULL,
+  tail            TEXT NOT NULL,
+  tail_type       TEXT NOT NULL,
+  domain          TEXT NOT NULL,
+  tail_begin      INTEGER NOT NULL,
+  tail_end        INTEGER NOT NULL,
+  modality        TEXT NOT NULL,
+  time_ms         INTEGER NOT NULL,
+  confidence      REAL NOT NULL,
+  explicit        INTEGER NOT NULL
+);
+CREATE INDEX assertions_by_user ON assertions(user_id, id);
+CREATE TABLE edges (
+  user_id        INTEGER NOT NULL REFERENCES users(id),
+  key            TEXT NOT NULL,
+  source         TEXT NOT NULL,
+  relation       TEXT NOT NULL,
+  target         TEXT NOT NULL,
+  weight         REAL NOT NULL,
+  valid_from     INTEGER NOT NULL,
+  valid_to       INTEGER NOT NULL,
+  recorded_at    INTEGER NOT NULL,
+  promoted       INTEGER NOT NULL,
+  explicit       INTEGER NOT NULL,
+  domain         TEXT NOT NULL,
+  source_turns   TEXT NOT NULL,
+  assertion_keys TEXT NOT NULL,
+  PRIMARY KEY (user_id, key)
+);
+)sql"},
 };
 constexpr int kLatestSchema = kMigrations[std::size(kMigrations) - 1].version;
 
@@ -102,6 +141,28 @@ constexpr const char* kLoadTurns =
 constexpr const char* kDeleteUserVectors =
     "DELETE FROM vectors WHERE turn_id IN (SELECT id FROM turns WHERE user_id = ?1)";
 constexpr const char* kDeleteUserTurns = "DELETE FROM turns WHERE user_id = ?1";
+constexpr const char* kDeleteUserAssertions = "DELETE FROM assertions WHERE user_id = ?1";
+constexpr const char* kDeleteUserEdges = "DELETE FROM edges WHERE user_id = ?1";
+constexpr const char* kInsertAssertion =
+    "INSERT INTO assertions (user_id, turn_id, head, head_is_speaker, relation, tail, tail_type, "
+    "domain, tail_begin, tail_end, modality, time_ms, confidence, explicit) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+constexpr const char* kLoadAssertions =
+    "SELECT a.id, t.seq, t.ext_id, a.head, a.head_is_speaker, a.relation, a.tail, a.tail_type, "
+    "a.domain, a.tail_begin, a.tail_end, a.modality, a.time_ms, a.confidence, a.explicit "
+    "FROM assertions a LEFT JOIN turns t ON t.id = a.turn_id WHERE a.user_id = ?1 ORDER BY a.id";
+constexpr const char* kUpsertEdge =
+    "INSERT INTO edges (user_id, key, source, relation, target, weight, valid_from, valid_to, "
+    "recorded_at, promoted, explicit, domain, source_turns, assertion_keys) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+    "ON CONFLICT (user_id, key) DO UPDATE SET weight = excluded.weight, "
+    "valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
+    "recorded_at = excluded.recorded_at, promoted = excluded.promoted, "
+    "explicit = excluded.explicit, domain = excluded.domain, "
+    "source_turns = excluded.source_turns, assertion_keys = excluded.assertion_keys";
+constexpr const char* kLoadEdges =
+    "SELECT key, source, relation, target, weight, valid_from, valid_to, recorded_at, promoted, "
+    "explicit, domain, source_turns, assertion_keys FROM edges WHERE user_id = ?1 ORDER BY rowid";
 constexpr const char* kDeleteUserRow = "DELETE FROM users WHERE id = ?1";
 constexpr const char* kListUsers =
     "SELECT u.name FROM users u JOIN tenants t ON t.id = u.tenant_id "
@@ -168,6 +229,8 @@ class Stmt {
   void Bind(int i, std::string_view v) {
     Check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
   }
+  void BindDouble(int i, double v) { Check(sqlite3_bind_double(s_, i, v)); }
+  void BindNull(int i) { Check(sqlite3_bind_null(s_, i)); }
   void BindBlob(int i, const void* data, size_t n) {
     Check(sqlite3_bind_blob(s_, i, n == 0 ? "" : data, static_cast<int>(n), SQLITE_STATIC));
   }
@@ -188,6 +251,7 @@ class Stmt {
   }
 
   int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  double Double(int col) const { return sqlite3_column_double(s_, col); }
   bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   std::string Text(int col) const {
     const unsigned char* p = sqlite3_column_text(s_, col);
@@ -268,8 +332,11 @@ class SqliteStore final : public Store {
 
   Status Init(Durability durability);
 
-  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) override;
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
+                     const GraphDelta* delta) override;
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) override;
+  StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& key) override;
+  StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& key) override;
   StatusOr<bool> HasUser(const UserKey& key) override;
   Status DeleteUser(const UserKey& key) override;
   StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override;
@@ -280,6 +347,7 @@ class SqliteStore final : public Store {
     int64_t seq;
     std::string id;
     bool duplicate;
+    int64_t row = 0;  // turns.id of a newly inserted turn
   };
 
   sqlite3* db() const { return db_.get(); }
@@ -296,7 +364,8 @@ class SqliteStore final : public Store {
   StatusOr<int64_t> FindOrCreate(const char* select_sql, const char* insert_sql,
                                  std::optional<int64_t> parent, const std::string& name);
   Status AppendLocked(const UserKey& key, const std::vector<TurnRecord>& records,
-                      std::vector<Assigned>* out);
+                      std::vector<Assigned>* out, int64_t* user_id_out);
+  Status WriteDelta(int64_t user_id, const std::vector<Assigned>& assigned, const GraphDelta& delta);
   Status PutVector(int64_t turn_row, const TurnRecord& r, std::string_view what);
 
   std::mutex mu_;
@@ -489,9 +558,10 @@ Status SqliteStore::PutVector(int64_t turn_row, const TurnRecord& r, std::string
 }
 
 Status SqliteStore::AppendLocked(const UserKey& key, const std::vector<TurnRecord>& records,
-                                 std::vector<Assigned>* out) {
+                                 std::vector<Assigned>* out, int64_t* user_id_out) {
   ASSIGN_OR_RETURN(int64_t tenant_id, FindOrCreate(kSelectTenant, kInsertTenant, std::nullopt, key.tenant));
   ASSIGN_OR_RETURN(int64_t user_id, FindOrCreate(kSelectUserIn, kInsertUser, tenant_id, key.user));
+  *user_id_out = user_id;
   int64_t next_seq = 0;
   {
     ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kMaxSeq));
@@ -542,15 +612,89 @@ Status SqliteStore::AppendLocked(const UserKey& key, const std::vector<TurnRecor
       RETURN_IF_ERROR(s.Run(what));
     }
     if (!r.vector.empty()) RETURN_IF_ERROR(PutVector(sqlite3_last_insert_rowid(db()), r, what));
-    out->push_back({next_seq, std::move(id), false});
+    out->push_back({next_seq, std::move(id), false, sqlite3_last_insert_rowid(db())});
     ++next_seq;
   }
   return Status::Ok();
 }
 
-Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) {
-  // An empty batch creates nothing (not even the user), like the in-memory store.
-  if (records->empty()) return Status::Ok();
+namespace {
+std::string JsonList(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : v[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        continue;
+      }
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "]";
+}
+}  // namespace
+
+Status SqliteStore::WriteDelta(int64_t user_id, const std::vector<Assigned>& assigned,
+                               const GraphDelta& delta) {
+  for (const auto& item : delta.assertions) {
+    const Assertion& a = item.assertion;
+    int64_t turn_row = 0;
+    if (item.record_index != GraphDelta::kNoTurn) {
+      if (item.record_index >= assigned.size())
+        return Status::InvalidArgument(fmt::format("assertion names record {} of {}", item.record_index, assigned.size()));
+      if (assigned[item.record_index].duplicate) continue;  // stored with the original turn
+      turn_row = assigned[item.record_index].row;
+    }
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kInsertAssertion));
+    Stmt s(db(), raw);
+    s.Bind(1, user_id);
+    if (turn_row != 0) s.Bind(2, turn_row);
+    else s.BindNull(2);
+    s.Bind(3, a.head);
+    s.Bind(4, static_cast<int64_t>(a.head_is_speaker));
+    s.Bind(5, a.relation);
+    s.Bind(6, a.tail);
+    s.Bind(7, a.tail_type);
+    s.Bind(8, a.domain);
+    s.Bind(9, static_cast<int64_t>(a.tail_begin));
+    s.Bind(10, static_cast<int64_t>(a.tail_end));
+    s.Bind(11, std::string_view(ModalityName(a.modality)));
+    s.Bind(12, a.time_ms);
+    s.BindDouble(13, a.confidence);
+    s.Bind(14, static_cast<int64_t>(a.explicit_fact));
+    RETURN_IF_ERROR(s.Run("store assertion"));
+  }
+  for (const GraphEdge& e : delta.edges) {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kUpsertEdge));
+    Stmt s(db(), raw);
+    s.Bind(1, user_id);
+    s.Bind(2, e.key);
+    s.Bind(3, e.source);
+    s.Bind(4, e.relation);
+    s.Bind(5, e.target);
+    s.BindDouble(6, e.weight);
+    s.Bind(7, e.valid_from);
+    s.Bind(8, e.valid_to);
+    s.Bind(9, e.recorded_at);
+    s.Bind(10, static_cast<int64_t>(e.promoted));
+    s.Bind(11, static_cast<int64_t>(e.explicit_fact));
+    s.Bind(12, e.domain);
+    const std::string turns = JsonList(e.source_turns), keys = JsonList(e.assertion_keys);  // bound static
+    s.Bind(13, turns);
+    s.Bind(14, keys);
+    RETURN_IF_ERROR(s.Run("store edge " + e.key));
+  }
+  return Status::Ok();
+}
+
+Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
+                                const GraphDelta* delta) {
+  // An empty call creates nothing (not even the user), like the in-memory store.
+  if (records->empty() && (delta == nullptr || delta->empty())) return Status::Ok();
   const std::string ctx = "append turns for " + UserName(key);
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Assigned> assigned;
@@ -558,7 +702,9 @@ Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* rec
   {
     Txn txn(db());
     RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
-    RETURN_IF_ERROR(AppendLocked(key, *records, &assigned).WithContext(ctx));
+    int64_t user_id = 0;
+    RETURN_IF_ERROR(AppendLocked(key, *records, &assigned, &user_id).WithContext(ctx));
+    if (delta != nullptr) RETURN_IF_ERROR(WriteDelta(user_id, assigned, *delta).WithContext(ctx));
     RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
   }
   // Only a committed batch changes the caller's records.
@@ -616,6 +762,89 @@ StatusOr<std::vector<TurnRecord>> SqliteStore::LoadTurns(const UserKey& key) {
   return out;
 }
 
+StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key) {
+  const std::string ctx = "load assertions for " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  Txn txn(db());
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext(ctx);
+  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+  std::vector<Assertion> out;
+  StatusOr<sqlite3_stmt*> raw = Prepare(kLoadAssertions);
+  if (!raw.ok()) return raw.status().WithContext(ctx);
+  Stmt s(db(), *raw);
+  s.Bind(1, **user);
+  for (;;) {
+    int rc = 0;
+    Status st = s.Step("read assertions", &rc);
+    if (!st.ok()) return st.WithContext(ctx);
+    if (rc == SQLITE_DONE) break;
+    Assertion a;
+    a.id = s.Int(0);
+    a.source_seq = s.IsNull(1) ? 0 : s.Int(1);
+    a.source_turn = s.IsNull(2) ? std::string() : s.Text(2);
+    a.head = s.Text(3);
+    a.head_is_speaker = s.Int(4) != 0;
+    a.relation = s.Text(5);
+    a.tail = s.Text(6);
+    a.tail_type = s.Text(7);
+    a.domain = s.Text(8);
+    a.tail_begin = static_cast<int32_t>(s.Int(9));
+    a.tail_end = static_cast<int32_t>(s.Int(10));
+    if (!ParseModality(s.Text(11), &a.modality))
+      return Status::Corruption(fmt::format("{}: assertion {} has modality \"{}\"", ctx, a.id, s.Text(11)));
+    a.time_ms = s.Int(12);
+    a.confidence = static_cast<float>(s.Double(13));
+    a.explicit_fact = s.Int(14) != 0;
+    out.push_back(std::move(a));
+  }
+  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+  return out;
+}
+
+StatusOr<std::vector<GraphEdge>> SqliteStore::LoadEdges(const UserKey& key) {
+  const std::string ctx = "load edges for " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  Txn txn(db());
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext(ctx);
+  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+  std::vector<GraphEdge> out;
+  StatusOr<sqlite3_stmt*> raw = Prepare(kLoadEdges);
+  if (!raw.ok()) return raw.status().WithContext(ctx);
+  Stmt s(db(), *raw);
+  s.Bind(1, **user);
+  for (;;) {
+    int rc = 0;
+    Status st = s.Step("read edges", &rc);
+    if (!st.ok()) return st.WithContext(ctx);
+    if (rc == SQLITE_DONE) break;
+    GraphEdge e;
+    e.key = s.Text(0);
+    e.source = s.Text(1);
+    e.relation = s.Text(2);
+    e.target = s.Text(3);
+    e.weight = static_cast<float>(s.Double(4));
+    e.valid_from = s.Int(5);
+    e.valid_to = s.Int(6);
+    e.recorded_at = s.Int(7);
+    e.promoted = s.Int(8) != 0;
+    e.explicit_fact = s.Int(9) != 0;
+    e.domain = s.Text(10);
+    try {
+      e.source_turns = nlohmann::json::parse(s.Text(11)).get<std::vector<std::string>>();
+      e.assertion_keys = nlohmann::json::parse(s.Text(12)).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& ex) {
+      return Status::Corruption(fmt::format("{}: edge {} provenance: {}", ctx, e.key, ex.what()));
+    }
+    out.push_back(std::move(e));
+  }
+  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+  return out;
+}
+
 StatusOr<bool> SqliteStore::HasUser(const UserKey& key) {
   std::lock_guard<std::mutex> lock(mu_);
   StatusOr<std::optional<int64_t>> user = FindUser(key);
@@ -631,7 +860,8 @@ Status SqliteStore::DeleteUser(const UserKey& key) {
   StatusOr<std::optional<int64_t>> user = FindUser(key);
   if (!user.ok()) return user.status().WithContext(ctx);
   if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
-  for (const char* sql : {kDeleteUserVectors, kDeleteUserTurns, kDeleteUserRow}) {
+  for (const char* sql : {kDeleteUserEdges, kDeleteUserAssertions, kDeleteUserVectors,
+                          kDeleteUserTurns, kDeleteUserRow}) {
     StatusOr<sqlite3_stmt*> raw = Prepare(sql);
     if (!raw.ok()) return raw.status().WithContext(ctx);
     Stmt s(db(), *raw);

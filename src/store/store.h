@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "extract/assertion.h"
+#include "graph/memory_graph.h"
 #include "ontomem/options.h"
 #include "ontomem/status.h"
 #include "ontomem/types.h"
@@ -20,6 +22,21 @@ struct TurnRecord {
   bool duplicate = false;     // set by AppendTurns: same id and content already stored
 };
 
+// Graph changes written in the same transaction as the turns that caused them.
+struct GraphDelta {
+  struct Item {
+    // Index of the TurnRecord in the same call that the assertion was read from; kNoTurn for an
+    // explicit fact added through the API.
+    size_t record_index = kNoTurn;
+    Assertion assertion;
+  };
+  static constexpr size_t kNoTurn = static_cast<size_t>(-1);
+  std::vector<Item> assertions;
+  std::vector<GraphEdge> edges;  // full edge states, upserted by GraphEdge::key
+  bool empty() const { return assertions.empty() && edges.empty(); }
+};
+
+// Stores are thread-safe: every method may be called from any thread.
 class Store {
  public:
   virtual ~Store() = default;
@@ -29,7 +46,21 @@ class Store {
   // empty. A record whose id is already stored with the same speaker, text and time is marked
   // duplicate and not stored again; with different content the whole call fails with
   // AlreadyExists and nothing is stored. OK means committed with the configured durability.
-  virtual Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) = 0;
+  //
+  // `delta` (optional) is written in the same transaction: its assertions are stored against the
+  // turns they name (those of duplicate records are skipped) and its edges are upserted. With
+  // an empty `records` and a non-empty delta (explicit facts) the user is created if needed.
+  virtual Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
+                             const GraphDelta* delta) = 0;
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) {
+    return AppendTurns(key, records, nullptr);
+  }
+
+  // The user's assertions in the order they were stored, with source_seq and source_turn set
+  // (0 and "" for explicit facts). NotFound if the user is unknown.
+  virtual StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& key) = 0;
+  // The user's stored edges (the snapshot written by AppendTurns). NotFound if unknown.
+  virtual StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& key) = 0;
 
   // All of the user's turns in seq order. NotFound if the tenant or user is unknown.
   virtual StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) = 0;
@@ -37,7 +68,8 @@ class Store {
   // Whether the user exists.
   virtual StatusOr<bool> HasUser(const UserKey& key) = 0;
 
-  // Deletes the user and all their rows in one transaction. NotFound if unknown.
+  // Deletes the user and all their rows (turns, vectors, assertions, edges) in one
+  // transaction. NotFound if unknown.
   virtual Status DeleteUser(const UserKey& key) = 0;
 
   // Users of the tenant, sorted by name; empty when the tenant is unknown.

@@ -1,0 +1,282 @@
+#include "graph/memory_graph.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ontomem {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+std::string TripleKey(const std::string& s, const std::string& r, const std::string& t) {
+  return s + '|' + r + '|' + t;
+}
+
+template <typename T>
+void AppendUnique(std::vector<T>* v, const T& x) {
+  if (std::find(v->begin(), v->end(), x) == v->end()) v->push_back(x);
+}
+
+}  // namespace
+
+std::string MemoryGraph::PersonId(const std::string& name) { return "person:" + Lower(name); }
+std::string MemoryGraph::EntityId(const std::string& tail) { return "entity:" + Lower(tail); }
+std::string MemoryGraph::ConceptId(const std::string& inventory, const std::string& concept_id) {
+  return "concept:" + inventory + "/" + concept_id;
+}
+
+void MemoryGraph::Node(const std::string& id, const std::string& label, const std::string& type) {
+  auto [it, inserted] = nodes_.try_emplace(id);
+  if (inserted) it->second = GraphNode{id, label, type};
+  else if (it->second.type.empty()) it->second.type = type;
+}
+
+const GraphEdge* MemoryGraph::Find(const std::string& key) const {
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? nullptr : &edges_[it->second];
+}
+
+GraphEdge* MemoryGraph::Current(const std::string& s, const std::string& r, const std::string& t) {
+  auto it = current_.find(TripleKey(s, r, t));
+  return it == current_.end() ? nullptr : &edges_[it->second];
+}
+
+GraphEdge& MemoryGraph::AddEdge(GraphEdge e, std::set<std::string>* dirty) {
+  std::string base = TripleKey(e.source, e.relation, e.target) + '|' + std::to_string(e.valid_from);
+  e.key = base;
+  for (int i = 2; by_key_.count(e.key); ++i) e.key = base + '#' + std::to_string(i);
+  const size_t idx = edges_.size();
+  by_key_[e.key] = idx;
+  if (e.current()) current_[TripleKey(e.source, e.relation, e.target)] = idx;
+  dirty->insert(e.key);
+  edges_.push_back(std::move(e));
+  return edges_.back();
+}
+
+void MemoryGraph::EndEdge(GraphEdge* e, int64_t at, std::set<std::string>* dirty) {
+  if (!e->current()) return;
+  e->valid_to = std::max<int64_t>(at, e->valid_from + 1);  // non-empty interval
+  e->recorded_at = at;
+  current_.erase(TripleKey(e->source, e->relation, e->target));
+  dirty->insert(e->key);
+}
+
+std::vector<const GraphEdge*> MemoryGraph::Outgoing(const std::string& source,
+                                                    const std::string& relation) const {
+  std::vector<const GraphEdge*> out;
+  for (const auto& e : edges_)
+    if (e.current() && e.source == source && (relation.empty() || e.relation == relation)) out.push_back(&e);
+  return out;
+}
+
+bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const std::string& text,
+                        const GraphPolicy& policy, std::set<std::string>* dirty) {
+  if (a.head.empty() || a.relation.empty() || a.tail.empty()) return false;
+  const std::string head = PersonId(a.head), tail = EntityId(a.tail);
+  const int64_t t = a.time_ms;
+  const std::string akey = a.source_turn + "#" + a.relation + "@" + std::to_string(a.tail_begin);
+  const size_t dirty_before = dirty->size();
+  GraphEdge* cur = Current(head, a.relation, tail);
+  bool touched = false;
+
+  switch (a.modality) {
+    case Modality::kHypothetical:
+      return false;  // stays vector-only
+    case Modality::kNegated:
+      if (!cur) return false;
+      EndEdge(cur, t, dirty);
+      break;
+    case Modality::kPast:
+      if (cur) {
+        EndEdge(cur, t, dirty);
+      } else {
+        Node(head, a.head, "person");
+        Node(tail, a.tail, a.tail_type);
+        GraphEdge e;
+        e.source = head, e.relation = a.relation, e.target = tail;
+        e.weight = a.confidence, e.valid_from = 0, e.valid_to = std::max<int64_t>(t, 1);
+        e.recorded_at = t, e.domain = a.domain, e.explicit_fact = a.explicit_fact;
+        if (!a.source_turn.empty()) e.source_turns.push_back(a.source_turn);
+        e.assertion_keys.push_back(akey);
+        AddEdge(std::move(e), dirty);
+      }
+      break;
+    case Modality::kAsserted:
+    case Modality::kReported: {
+      Node(head, a.head, "person");
+      Node(tail, a.tail, a.tail_type);
+      if (auto opp = policy.opposite.find(a.relation); opp != policy.opposite.end())
+        if (GraphEdge* o = Current(head, opp->second, tail)) EndEdge(o, t, dirty);
+      if (cur) {
+        cur->weight = 1.0f - (1.0f - cur->weight) * (1.0f - a.confidence);
+        if (!a.source_turn.empty()) AppendUnique(&cur->source_turns, a.source_turn);
+        AppendUnique(&cur->assertion_keys, akey);
+        cur->recorded_at = std::max(cur->recorded_at, t);
+        dirty->insert(cur->key);
+      } else {
+        GraphEdge e;
+        e.source = head, e.relation = a.relation, e.target = tail;
+        e.weight = a.confidence, e.valid_from = t, e.recorded_at = t;
+        e.domain = a.domain, e.explicit_fact = a.explicit_fact;
+        if (!a.source_turn.empty()) e.source_turns.push_back(a.source_turn);
+        e.assertion_keys.push_back(akey);
+        cur = &AddEdge(std::move(e), dirty);
+      }
+      sessions_[cur->key].insert(session);
+      touched = true;
+      if (policy.lift) {
+        auto& known = lifted_[tail];
+        for (const LiftedConcept& c : policy.lift(a, text)) {
+          if (c.score < policy.lift_threshold) continue;
+          auto it = std::find_if(known.begin(), known.end(), [&](const LiftedConcept& k) {
+            return k.inventory == c.inventory && k.concept_id == c.concept_id;
+          });
+          if (it == known.end()) known.push_back(c);
+          else it->score = std::max(it->score, c.score);
+          const std::string cid = ConceptId(c.inventory, c.concept_id);
+          Node(cid, c.label.empty() ? c.concept_id : c.label, "concept:" + c.inventory);
+          if (GraphEdge* inst = Current(tail, "INSTANCE_OF", cid)) {
+            if (!a.source_turn.empty()) AppendUnique(&inst->source_turns, a.source_turn);
+            inst->weight = std::max(inst->weight, c.score);
+            dirty->insert(inst->key);
+          } else {
+            GraphEdge e;
+            e.source = tail, e.relation = "INSTANCE_OF", e.target = cid, e.weight = c.score;
+            e.valid_from = t, e.recorded_at = t, e.domain = a.domain;
+            if (!a.source_turn.empty()) e.source_turns.push_back(a.source_turn);
+            AddEdge(std::move(e), dirty);
+          }
+        }
+      }
+      break;
+    }
+  }
+  // Promotion follows the assertion edges of this head: re-evaluate every concept the tail is
+  // an instance of, for the relation and its opposite (a contradiction may demote).
+  if (auto it = lifted_.find(tail); it != lifted_.end()) {
+    std::vector<std::string> rels = {a.relation};
+    if (auto opp = policy.opposite.find(a.relation); opp != policy.opposite.end()) rels.push_back(opp->second);
+    const std::vector<LiftedConcept> concepts = it->second;
+    for (const auto& rel : rels)
+      for (const LiftedConcept& c : concepts) ConsiderPromotion(head, rel, c, t, policy, dirty);
+  }
+  return touched || dirty->size() > dirty_before;
+}
+
+void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& relation,
+                                    const LiftedConcept& c, int64_t now, const GraphPolicy& policy,
+                                    std::set<std::string>* dirty) {
+  if (!policy.concept_relation) return;
+  const std::string crel = policy.concept_relation(relation, c.inventory);
+  if (crel.empty()) return;
+  const std::string cid = ConceptId(c.inventory, c.concept_id);
+
+  // Support: current assertion edges head -relation-> entity with entity INSTANCE_OF concept.
+  double support = 0, recency = 0, compat = 0;
+  std::set<std::string> sessions;
+  std::vector<std::string> turns, akeys;
+  const double half_life_ms = policy.recency_half_life_days * 86400000.0;
+  for (const GraphEdge* e : Outgoing(head, relation)) {
+    auto lit = lifted_.find(e->target);
+    if (lit == lifted_.end()) continue;
+    auto cit = std::find_if(lit->second.begin(), lit->second.end(), [&](const LiftedConcept& k) {
+      return k.inventory == c.inventory && k.concept_id == c.concept_id;
+    });
+    if (cit == lit->second.end()) continue;
+    const double n = static_cast<double>(std::max<size_t>(e->assertion_keys.size(), 1));
+    support += n;
+    const double age = now > 0 && e->recorded_at > 0 ? static_cast<double>(now - e->recorded_at) : 0.0;
+    recency += n * std::exp2(-std::max(age, 0.0) / half_life_ms);
+    compat += cit->score * n;
+    if (auto s = sessions_.find(e->key); s != sessions_.end()) sessions.insert(s->second.begin(), s->second.end());
+    for (const auto& tt : e->source_turns) AppendUnique(&turns, tt);
+    for (const auto& k : e->assertion_keys) AppendUnique(&akeys, k);
+  }
+  GraphEdge* existing = Current(head, crel, cid);
+  if (support == 0) {
+    if (existing) EndEdge(existing, now, dirty);
+    return;
+  }
+  compat /= support;
+  const auto& w = policy.promotion_weights;
+  const double x[5] = {1.0, std::log1p(support), recency, static_cast<double>(sessions.size()) - 1.0, compat};
+  double z = 0;
+  for (size_t i = 0; i < 5 && i < w.size(); ++i) z += w[i] * x[i];
+  const float score = static_cast<float>(1.0 / (1.0 + std::exp(-z)));
+
+  if (score < policy.promotion_tau || static_cast<int>(sessions.size()) < policy.min_sessions) {
+    if (existing) EndEdge(existing, now, dirty);
+    else ++stats_.below_gate;
+    return;
+  }
+  if (existing) {
+    existing->weight = score;
+    for (const auto& tt : turns) AppendUnique(&existing->source_turns, tt);
+    for (const auto& k : akeys) AppendUnique(&existing->assertion_keys, k);
+    existing->recorded_at = std::max(existing->recorded_at, now);
+    dirty->insert(existing->key);
+    return;
+  }
+  if (policy.privacy) {
+    const std::string cat = policy.privacy(relation);
+    if (!cat.empty() && !policy.allowed_private.count(cat)) {
+      ++stats_.refused_privacy;
+      return;
+    }
+  }
+  if (auto opp = policy.opposite.find(relation); opp != policy.opposite.end()) {
+    const std::string orel = policy.concept_relation(opp->second, c.inventory);
+    if (!orel.empty() && Current(head, orel, cid)) {
+      ++stats_.refused_contradiction;
+      return;
+    }
+  }
+  size_t promoted = 0;
+  for (const auto& [k, idx] : current_) promoted += edges_[idx].promoted ? 1 : 0;
+  if (promoted >= policy.max_promoted_edges) {
+    ++stats_.refused_quota;
+    return;
+  }
+  GraphEdge e;
+  e.source = head, e.relation = crel, e.target = cid, e.weight = score;
+  e.valid_from = now, e.recorded_at = now, e.promoted = true;
+  e.source_turns = turns, e.assertion_keys = akeys;
+  AddEdge(std::move(e), dirty);
+  ++stats_.promoted;
+}
+
+size_t MemoryGraph::MemoryBytes() const {
+  size_t b = sizeof(*this);
+  for (const auto& [k, n] : nodes_) b += k.capacity() * 2 + n.label.capacity() + n.type.capacity() + 96;
+  for (const auto& e : edges_) {
+    b += sizeof(GraphEdge) + e.key.capacity() + e.source.capacity() + e.relation.capacity() +
+         e.target.capacity() + e.domain.capacity() + 64;
+    for (const auto& s : e.source_turns) b += s.capacity() + 32;
+    for (const auto& s : e.assertion_keys) b += s.capacity() + 32;
+  }
+  return b;
+}
+
+nlohmann::json MemoryGraph::ToJson() const {
+  nlohmann::json nodes = nlohmann::json::array(), edges = nlohmann::json::array();
+  for (const auto& [id, n] : nodes_) nodes.push_back({{"id", n.id}, {"label", n.label}, {"type", n.type}});
+  for (const auto& e : edges_) {
+    edges.push_back({{"source", e.source}, {"relation", e.relation}, {"target", e.target},
+                     {"weight", e.weight}, {"valid_from", e.valid_from},
+                     {"valid_to", e.valid_to == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.valid_to)},
+                     {"recorded_at", e.recorded_at}, {"promoted", e.promoted},
+                     {"explicit", e.explicit_fact}, {"domain", e.domain},
+                     {"source_turns", e.source_turns}, {"assertions", e.assertion_keys}});
+  }
+  nlohmann::json stats{{"promoted", stats_.promoted}, {"refused_privacy", stats_.refused_privacy},
+                       {"refused_quota", stats_.refused_quota},
+                       {"refused_contradiction", stats_.refused_contradiction},
+                       {"below_gate", stats_.below_gate}};
+  return {{"nodes", nodes}, {"edges", edges}, {"promotion", stats}};
+}
+
+}  // namespace ontomem

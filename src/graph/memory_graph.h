@@ -1,0 +1,121 @@
+// One user's memory graph (Tag2Graph Step II): a typed multigraph of people, entities and
+// concepts. Assertion-level edges come straight from verified assertions; promoted edges lift
+// recurring assertions to ontology concepts (`Ana -PREFERS_GENRE-> genre:romance`).
+// Contradictions never delete: the older edge gets a validity end (bi-temporal: valid_from /
+// valid_to plus recorded_at) and the newer becomes current. Every edge keeps provenance.
+// Not thread-safe: the owner serialises access (copy, apply, swap on ingest).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "extract/assertion.h"
+
+namespace ontomem {
+
+struct GraphNode {
+  std::string id;     // "person:ana", "entity:titanic", "concept:genre/romance"
+  std::string label;  // display text
+  std::string type;   // "person", an ontology entity type, or "concept:<inventory>"
+};
+
+struct GraphEdge {
+  std::string key;       // unique per user: source|relation|target|valid_from
+  std::string source, relation, target;
+  float weight = 0;      // learnable; starts as the noisy-or of supporting confidences
+  int64_t valid_from = 0, valid_to = 0;  // Unix ms; valid_to 0 = current
+  int64_t recorded_at = 0;               // when this edge state was written
+  bool promoted = false;                 // a concept edge lifted by promotion
+  bool explicit_fact = false;            // added through the API
+  std::string domain;
+  std::vector<std::string> source_turns;   // external turn ids, oldest first
+  std::vector<std::string> assertion_keys; // "<turn id>#<index>" of supporting assertions
+  bool current() const { return valid_to == 0; }
+};
+
+// A concept a tail can be lifted to, with the lifter's score in [0, 1].
+struct LiftedConcept {
+  std::string inventory;  // "genre"
+  std::string concept_id; // "romance"
+  std::string label;
+  float score = 0;
+};
+
+// What the ontology says about relations, injected so the graph stays testable.
+struct GraphPolicy {
+  // assertion relation -> its opposite (LIKES <-> DISLIKES); contradictions end the older edge.
+  std::map<std::string, std::string> opposite = {{"LIKES", "DISLIKES"}, {"DISLIKES", "LIKES"}};
+  // (assertion relation, inventory) -> concept relation ("LIKES","genre" -> "PREFERS_GENRE").
+  std::function<std::string(const std::string& relation, const std::string& inventory)> concept_relation;
+  // assertion relation -> privacy category ("" when not sensitive).
+  std::function<std::string(const std::string& relation)> privacy;
+  // tail + utterance text -> concepts (the concept lifter); may be empty.
+  std::function<std::vector<LiftedConcept>(const Assertion&, const std::string& text)> lift;
+  std::set<std::string> allowed_private;  // privacy categories this tenant allows to promote
+  float lift_threshold = 0.5f;            // concepts below are not linked
+  float promotion_tau = 0.7f;             // promotion gate (paper: stable in 0.60-0.80)
+  int min_sessions = 2;                   // distinct sessions behind a promotion
+  size_t max_promoted_edges = 500;        // per-user quota
+  double recency_half_life_days = 90;
+  // Promotion classifier: logistic over [1, log(1+support), recency-weighted support,
+  // distinct sessions - 1, mean lift score]. Defaults fitted by `ontomem train promoter`.
+  std::vector<float> promotion_weights = {-4.0f, 1.2f, 0.8f, 1.5f, 3.0f};
+};
+
+struct PromotionStats {
+  int64_t promoted = 0, refused_privacy = 0, refused_quota = 0, refused_contradiction = 0,
+          below_gate = 0;
+};
+
+class MemoryGraph {
+ public:
+  // Applies one verified assertion said in `session` with the turn's `text`. Records the edges
+  // it created or changed in `dirty` (keys). Returns false if it changed nothing. The graph is
+  // a deterministic function of the assertions applied in order: loading a user replays them.
+  bool Apply(const Assertion& a, const std::string& session, const std::string& text,
+             const GraphPolicy& policy, std::set<std::string>* dirty);
+
+  const std::vector<GraphEdge>& edges() const { return edges_; }
+  const std::map<std::string, GraphNode>& nodes() const { return nodes_; }
+  const GraphEdge* Find(const std::string& key) const;
+  // Current edges leaving `source`, optionally only with `relation`.
+  std::vector<const GraphEdge*> Outgoing(const std::string& source, const std::string& relation = "") const;
+  const PromotionStats& stats() const { return stats_; }
+  size_t MemoryBytes() const;
+
+  // {"nodes":[{"id","label","type"}],"edges":[{"source","relation","target","weight",
+  //   "valid_from","valid_to","promoted","source_turns",...}]} (docs/formats.md).
+  nlohmann::json ToJson() const;
+
+  static std::string PersonId(const std::string& name);
+  static std::string EntityId(const std::string& tail);
+  static std::string ConceptId(const std::string& inventory, const std::string& concept_id);
+
+ private:
+  GraphEdge* Current(const std::string& source, const std::string& relation, const std::string& target);
+  GraphEdge& AddEdge(GraphEdge e, std::set<std::string>* dirty);
+  void EndEdge(GraphEdge* e, int64_t at, std::set<std::string>* dirty);
+  void Node(const std::string& id, const std::string& label, const std::string& type);
+  void ConsiderPromotion(const std::string& head, const std::string& relation,
+                         const LiftedConcept& c, int64_t now, const GraphPolicy& policy,
+                         std::set<std::string>* dirty);
+
+  std::map<std::string, GraphNode> nodes_;
+  std::vector<GraphEdge> edges_;
+  std::unordered_map<std::string, size_t> by_key_;
+  // (source|relation|target) -> index of the current edge.
+  std::unordered_map<std::string, size_t> current_;
+  // entity id -> lifted concepts (for promotion support counting), and per edge key its session set.
+  std::unordered_map<std::string, std::vector<LiftedConcept>> lifted_;
+  std::unordered_map<std::string, std::set<std::string>> sessions_;
+  PromotionStats stats_;
+};
+
+}  // namespace ontomem
