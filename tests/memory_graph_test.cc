@@ -1,0 +1,178 @@
+#include "graph/memory_graph.h"
+
+#include <gtest/gtest.h>
+
+namespace ontomem {
+namespace {
+
+constexpr int64_t kDay = 86400000;
+
+Assertion A(const std::string& rel, const std::string& tail, int64_t t, const std::string& turn,
+            Modality m = Modality::kAsserted, const std::string& head = "Ana") {
+  Assertion a;
+  a.head = head;
+  a.head_is_speaker = m != Modality::kReported;
+  a.relation = rel;
+  a.tail = tail;
+  a.tail_type = "movie";
+  a.domain = "movies_tv";
+  a.modality = m;
+  a.time_ms = t;
+  a.source_turn = turn;
+  a.confidence = 0.9f;
+  return a;
+}
+
+// A lifter that knows two romance films and one horror film.
+GraphPolicy Policy() {
+  GraphPolicy p;
+  p.concept_relation = [](const std::string& rel, const std::string& inv) -> std::string {
+    if (inv != "genre") return "";
+    if (rel == "LIKES") return "PREFERS_GENRE";
+    if (rel == "DISLIKES") return "DISLIKES_GENRE";
+    return "";
+  };
+  p.privacy = [](const std::string& rel) -> std::string { return rel == "ALLERGIC_TO" ? "health" : ""; };
+  p.lift = [](const Assertion& a, const std::string&) -> std::vector<LiftedConcept> {
+    if (a.tail == "titanic" || a.tail == "the notebook") return {{"genre", "romance", "Romance", 0.9f}};
+    if (a.tail == "peanut") return {{"genre", "romance", "Romance", 0.9f}};  // only to test privacy
+    if (a.tail == "saw") return {{"genre", "horror", "Horror", 0.8f}};
+    return {};
+  };
+  return p;
+}
+
+const GraphEdge* Edge(const MemoryGraph& g, const std::string& s, const std::string& r,
+                      const std::string& t, bool current_only = true) {
+  for (const auto& e : g.edges())
+    if (e.source == s && e.relation == r && e.target == t && (!current_only || e.current())) return &e;
+  return nullptr;
+}
+
+TEST(MemoryGraph, AssertionEdgesCarryProvenanceAndAccumulateSupport) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  EXPECT_TRUE(g.Apply(A("LIKES", "titanic", kDay, "D1:3"), "s1", "I love Titanic", p, &dirty));
+  const GraphEdge* e = Edge(g, "person:ana", "LIKES", "entity:titanic");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->source_turns, std::vector<std::string>{"D1:3"});
+  EXPECT_FLOAT_EQ(e->weight, 0.9f);
+  EXPECT_EQ(e->valid_from, kDay);
+  EXPECT_TRUE(dirty.count(e->key));
+  ASSERT_NE(Edge(g, "entity:titanic", "INSTANCE_OF", "concept:genre/romance"), nullptr);
+  g.Apply(A("LIKES", "titanic", 2 * kDay, "D2:1"), "s2", "Titanic again!", p, &dirty);
+  e = Edge(g, "person:ana", "LIKES", "entity:titanic");
+  EXPECT_EQ(e->source_turns, (std::vector<std::string>{"D1:3", "D2:1"}));
+  EXPECT_NEAR(e->weight, 0.99f, 1e-5);  // noisy-or of two 0.9s
+  EXPECT_EQ(g.nodes().at("person:ana").type, "person");
+}
+
+TEST(MemoryGraph, ContradictionEndsTheOlderEdgeAndDeletesNothing) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  g.Apply(A("LIKES", "saw", kDay, "D1:1"), "s1", "", p, &dirty);
+  g.Apply(A("DISLIKES", "saw", 5 * kDay, "D3:1"), "s3", "", p, &dirty);
+  EXPECT_EQ(Edge(g, "person:ana", "LIKES", "entity:saw"), nullptr);  // not current any more
+  const GraphEdge* old = Edge(g, "person:ana", "LIKES", "entity:saw", false);
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->valid_to, 5 * kDay);
+  ASSERT_NE(Edge(g, "person:ana", "DISLIKES", "entity:saw"), nullptr);
+  // "I used to love..." ends a current preference; negation ends it too.
+  g.Apply(A("LIKES", "titanic", 6 * kDay, "D4:1"), "s4", "", p, &dirty);
+  g.Apply(A("LIKES", "titanic", 8 * kDay, "D5:1", Modality::kPast), "s5", "", p, &dirty);
+  EXPECT_EQ(Edge(g, "person:ana", "LIKES", "entity:titanic"), nullptr);
+  EXPECT_EQ(Edge(g, "person:ana", "LIKES", "entity:titanic", false)->valid_to, 8 * kDay);
+  EXPECT_EQ(g.edges().size(), 5u);  // 3 assertion edges + 2 INSTANCE_OF, none deleted
+}
+
+TEST(MemoryGraph, HypotheticalsStayOutReportedSpeechGoesToTheOtherPerson) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  EXPECT_FALSE(g.Apply(A("LIKES", "saw", kDay, "D1:1", Modality::kHypothetical), "s1", "", p, &dirty));
+  EXPECT_TRUE(g.edges().empty());
+  g.Apply(A("LIKES", "saw", kDay, "D1:2", Modality::kReported, "brother"), "s1", "", p, &dirty);
+  EXPECT_NE(Edge(g, "person:brother", "LIKES", "entity:saw"), nullptr);
+  EXPECT_EQ(Edge(g, "person:ana", "LIKES", "entity:saw"), nullptr);
+}
+
+TEST(MemoryGraph, PromotionNeedsRecurrenceAcrossSessions) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  g.Apply(A("LIKES", "titanic", kDay, "D1:3"), "s1", "", p, &dirty);
+  // One statement: an assertion edge, no concept edge yet.
+  EXPECT_EQ(Edge(g, "person:ana", "PREFERS_GENRE", "concept:genre/romance"), nullptr);
+  EXPECT_EQ(g.stats().promoted, 0);
+  // Same session again: still one session, still not promoted.
+  g.Apply(A("LIKES", "the notebook", kDay + 1000, "D1:5"), "s1", "", p, &dirty);
+  EXPECT_EQ(Edge(g, "person:ana", "PREFERS_GENRE", "concept:genre/romance"), nullptr);
+  // A second session: promoted, with the provenance of both films.
+  g.Apply(A("LIKES", "the notebook", 10 * kDay, "D2:2"), "s2", "", p, &dirty);
+  const GraphEdge* c = Edge(g, "person:ana", "PREFERS_GENRE", "concept:genre/romance");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->promoted);
+  EXPECT_GE(c->weight, p.promotion_tau);
+  EXPECT_EQ(c->source_turns, (std::vector<std::string>{"D1:3", "D1:5", "D2:2"}));
+  EXPECT_EQ(g.stats().promoted, 1);
+  // Turning against both films demotes the concept edge (validity end, not deletion).
+  g.Apply(A("DISLIKES", "titanic", 20 * kDay, "D3:1"), "s3", "", p, &dirty);
+  g.Apply(A("DISLIKES", "the notebook", 21 * kDay, "D3:2"), "s3", "", p, &dirty);
+  EXPECT_EQ(Edge(g, "person:ana", "PREFERS_GENRE", "concept:genre/romance"), nullptr);
+  EXPECT_NE(Edge(g, "person:ana", "PREFERS_GENRE", "concept:genre/romance", false), nullptr);
+}
+
+TEST(MemoryGraph, GuardrailsRefuseAndCount) {
+  auto p = Policy();
+  std::set<std::string> dirty;
+  {
+    MemoryGraph g;  // privacy-sensitive relations are never promoted by default
+    p.concept_relation = [](const std::string& rel, const std::string&) -> std::string {
+      return rel == "ALLERGIC_TO" ? "AVOIDS_ALLERGEN" : "";
+    };
+    g.Apply(A("ALLERGIC_TO", "peanut", kDay, "D1:1"), "s1", "", p, &dirty);
+    g.Apply(A("ALLERGIC_TO", "peanut", 9 * kDay, "D2:1"), "s2", "", p, &dirty);
+    EXPECT_EQ(Edge(g, "person:ana", "AVOIDS_ALLERGEN", "concept:genre/romance"), nullptr);
+    EXPECT_GE(g.stats().refused_privacy, 1);
+    EXPECT_NE(Edge(g, "person:ana", "ALLERGIC_TO", "entity:peanut"), nullptr);  // still usable
+    MemoryGraph allowed;  // a tenant that allows health promotions
+    p.allowed_private = {"health"};
+    allowed.Apply(A("ALLERGIC_TO", "peanut", kDay, "D1:1"), "s1", "", p, &dirty);
+    allowed.Apply(A("ALLERGIC_TO", "peanut", 9 * kDay, "D2:1"), "s2", "", p, &dirty);
+    EXPECT_NE(Edge(allowed, "person:ana", "AVOIDS_ALLERGEN", "concept:genre/romance"), nullptr);
+  }
+  {
+    MemoryGraph g;  // quota
+    auto q = Policy();
+    q.max_promoted_edges = 0;
+    g.Apply(A("LIKES", "titanic", kDay, "D1:3"), "s1", "", q, &dirty);
+    g.Apply(A("LIKES", "titanic", 9 * kDay, "D2:3"), "s2", "", q, &dirty);
+    EXPECT_EQ(Edge(g, "person:ana", "PREFERS_GENRE", "concept:genre/romance"), nullptr);
+    EXPECT_GE(g.stats().refused_quota, 1);
+  }
+}
+
+TEST(MemoryGraph, JsonHasTheDocumentedShape) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  g.Apply(A("LIKES", "titanic", kDay, "D1:3"), "s1", "", p, &dirty);
+  auto j = g.ToJson();
+  ASSERT_TRUE(j["nodes"].is_array());
+  ASSERT_TRUE(j["edges"].is_array());
+  for (const auto& n : j["nodes"]) {
+    EXPECT_TRUE(n["id"].is_string());
+    EXPECT_TRUE(n["label"].is_string());
+    EXPECT_TRUE(n["type"].is_string());
+  }
+  const auto& e = j["edges"][0];
+  for (const char* k : {"source", "relation", "target", "weight", "valid_from", "valid_to", "promoted", "source_turns"})
+    EXPECT_TRUE(e.contains(k)) << k;
+  EXPECT_EQ(e["source_turns"][0], "D1:3");
+  EXPECT_TRUE(e["valid_to"].is_null());
+}
+
+}  // namespace
+}  // namespace ontomem
