@@ -38,6 +38,15 @@ class Memory {
   virtual StatusOr<SearchResult> Search(const UserKey& key, std::string_view query,
                                         const SearchOptions& options) = 0;
 
+  // Adds an explicit fact to the user's memory graph (created on first use); durable on OK.
+  // InvalidArgument for an empty relation or tail or a relation the ontology does not know.
+  virtual Status AddFact(const UserKey& key, const Fact& fact) = 0;
+
+  // The user's memory graph as JSON: {"nodes":[{"id","label","type"}],"edges":[{"source",
+  // "relation","target","weight","valid_from","valid_to","promoted","source_turns",...}]}
+  // (docs/formats.md). NotFound if unknown.
+  virtual StatusOr<std::string> GraphJson(const UserKey& key) = 0;
+
   // Removes the user and everything stored for them in one transaction. NotFound if unknown.
   virtual Status Forget(const UserKey& key) = 0;
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ontomem/embedder.h"
 
@@ -34,6 +35,20 @@ struct Options {
   size_t max_turn_bytes = size_t{64} << 10;
   // Largest accepted batch (default 10,000 turns).
   size_t max_batch_turns = 10000;
+
+  // Tag2Graph: read assertions from every turn into the memory graph (default true; needs the
+  // extractor models, see `ontomem train extractor`; without them ingest still works and the
+  // graph only holds explicit facts).
+  bool extract_facts = true;
+  // Assertions scored below this stay vector-only (default 0.5).
+  float fact_threshold = 0.5f;
+  // Ontology file; default empty = $ONTOMEM_ONTOLOGY, else data/ontology/ontology.json.
+  std::string ontology_path;
+  // Extractor model directory; default empty = $ONTOMEM_MODELS, else models/.
+  std::string models_dir;
+  // Privacy categories whose relations may be promoted to concept edges (default none: health,
+  // religion, sexuality, politics, finances and government ids are never promoted).
+  std::vector<std::string> promote_private_categories;
 };
 
 // The lexicon path Options would use when lexicon_path is empty.

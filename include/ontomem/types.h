@@ -33,6 +33,17 @@ struct StoredTurn {
   Turn turn;
 };
 
+// A fact added through the API without extraction (`Memory::AddFact`), e.g. from a CRM or a
+// settings page. It enters the graph like an extracted assertion, marked explicit.
+struct Fact {
+  std::string head;       // who holds it; empty = the user
+  std::string relation;   // an assertion relation of the ontology ("LIKES", "ALLERGIC_TO", ...)
+  std::string tail;       // what it is about ("peanuts", "Titanic")
+  std::string tail_type;  // optional ontology entity type ("allergen", "movie")
+  std::string domain;     // optional ontology domain ("food_diet")
+  int64_t time_ms = 0;    // since when it holds; 0 = now
+};
+
 // Ranked retrieval methods.
 enum class Method {
   kDense,   // GloVe-SIF (or the configured embedder) cosine over the flat FAISS index

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,16 @@ Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
     RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   }
   if (!stale.empty()) RETURN_IF_ERROR(store_->UpdateVectors(key, stale));
+  // The graph is rebuilt by replaying the stored assertions in order (the reference); the
+  // stored edge snapshot is what inspection tools read.
+  ASSIGN_OR_RETURN(auto assertions, store_->LoadAssertions(key));
+  std::set<std::string> dirty;
+  for (const Assertion& a : assertions) {
+    const int64_t ord = a.source_seq > 0 ? mem->OrdinalOfSeq(a.source_seq) : -1;
+    const StoredTurn* t = ord >= 0 ? &mem->turn(static_cast<size_t>(ord)) : nullptr;
+    mem->graph().Apply(a, t ? t->turn.session : std::string(), t ? t->turn.text : std::string(),
+                       policy_, &dirty);
+  }
   slot->mem = std::move(mem);
   return Status::Ok();
 }
@@ -131,6 +142,13 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     RETURN_IF_ERROR(embedder_->Embed(turns[i].text, records[i].vector.data()));
     records[i].embedder_id = eid;
   }
+  // Step I outside any lock: extraction only reads the turn.
+  std::vector<std::vector<Assertion>> facts(turns.size());
+  if (extractor_) {
+    for (size_t i = 0; i < turns.size(); ++i)
+      for (Assertion& a : extractor_->Extract(turns[i], 0))
+        if (a.confidence >= options_.fact_threshold) facts[i].push_back(std::move(a));
+  }
   const std::string ck = CacheKey(key);
   for (;;) {
     SlotPtr slot = Acquire(ck);
@@ -139,23 +157,126 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     // Load before appending so the in-memory order matches the store's seq order.
     Status st = EnsureLoaded(key, slot.get(), /*create=*/true);
     if (!st.ok()) return st.WithContext("ingest into " + Describe(key));
-    st = store_->AppendTurns(key, &records);
+    // Step II on a copy of the graph: it replaces the live one only once the store committed.
+    MemoryGraph next = slot->mem->graph();
+    std::set<std::string> dirty;
+    GraphDelta delta;
+    std::set<std::string> seen_ids;
+    for (size_t i = 0; i < turns.size(); ++i) {
+      const std::string& id = records[i].stored.turn.id;
+      if (!id.empty() && (slot->mem->OrdinalOf(id) >= 0 || !seen_ids.insert(id).second)) continue;
+      for (const Assertion& a : facts[i]) {
+        next.Apply(a, turns[i].session, turns[i].text, policy_, &dirty);
+        delta.assertions.push_back({i, a});
+      }
+    }
+    for (const std::string& k : dirty)
+      if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
+    st = store_->AppendTurns(key, &records, &delta);
     if (!st.ok()) return st.WithContext("ingest into " + Describe(key));
+    bool reload = false;
     for (const TurnRecord& r : records) {
       if (r.duplicate) continue;
       if (r.stored.seq != static_cast<int64_t>(slot->mem->size()) + 1) {
-        // Another process wrote to this user: rebuild from the store, which has everything.
-        slot->mem.reset();
-        RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
+        reload = true;  // another process wrote to this user
         break;
       }
       RETURN_IF_ERROR(slot->mem->Append(r.stored, r.vector.data()));
+    }
+    if (reload) {
+      // Rebuild from the store, which has everything in its order.
+      slot->mem.reset();
+      RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
+    } else {
+      slot->mem->graph() = std::move(next);
     }
     lock.unlock();
     Account(ck, slot.get());
     EvictOverBudget(ck);
     return Status::Ok();
   }
+}
+
+Status MemoryImpl::WithUserLocked(const UserKey& key, bool create,
+                                  const std::function<Status(UserMemory&)>& fn) {
+  const std::string ck = CacheKey(key);
+  for (;;) {
+    SlotPtr slot = Acquire(ck);
+    std::unique_lock<std::shared_mutex> lock(slot->mu);
+    if (slot->evicted) continue;
+    Status st = EnsureLoaded(key, slot.get(), create);
+    if (!st.ok()) {
+      if (!slot->mem) {
+        lock.unlock();
+        std::lock_guard<std::mutex> cl(cache_mu_);
+        auto it = cache_.find(ck);
+        if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
+          lru_.erase(it->second.pos);
+          cache_.erase(it);
+        }
+      }
+      if (st.code() == StatusCode::kNotFound)
+        return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
+      return st;
+    }
+    st = fn(*slot->mem);
+    lock.unlock();
+    Account(ck, slot.get());
+    EvictOverBudget(ck);
+    return st;
+  }
+}
+
+Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  for (auto [what, value] : {std::pair<const char*, const std::string*>{"fact head", &fact.head},
+                             {"fact relation", &fact.relation}, {"fact tail", &fact.tail},
+                             {"fact tail_type", &fact.tail_type}, {"fact domain", &fact.domain}})
+    RETURN_IF_ERROR(ValidateName(what, *value, true));
+  if (fact.relation.empty() || fact.tail.empty())
+    return Status::InvalidArgument("fact needs a relation and a tail");
+  if (!known_relations_.empty() && !known_relations_.count(fact.relation))
+    return Status::InvalidArgument(fmt::format("fact relation {} is not in the ontology", fact.relation));
+  if (known_relations_.empty())
+    for (char c : fact.relation)
+      if (!((c >= 'A' && c <= 'Z') || c == '_'))
+        return Status::InvalidArgument(fmt::format("fact relation {} is not an upper-case id", fact.relation));
+  Assertion a;
+  a.head = fact.head.empty() ? key.user : fact.head;
+  a.relation = fact.relation;
+  a.tail = fact.tail;
+  for (char& c : a.tail)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  a.tail_type = fact.tail_type;
+  a.domain = fact.domain;
+  a.time_ms = fact.time_ms > 0 ? fact.time_ms
+                               : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch()).count();
+  a.confidence = 1.0f;
+  a.explicit_fact = true;
+  return WithUserLocked(key, /*create=*/true, [&](UserMemory& mem) -> Status {
+    MemoryGraph next = mem.graph();
+    std::set<std::string> dirty;
+    next.Apply(a, "", "", policy_, &dirty);
+    GraphDelta delta;
+    delta.assertions.push_back({GraphDelta::kNoTurn, a});
+    for (const std::string& k : dirty)
+      if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
+    std::vector<TurnRecord> none;
+    RETURN_IF_ERROR(store_->AppendTurns(key, &none, &delta).WithContext("add fact for " + Describe(key)));
+    mem.graph() = std::move(next);
+    return Status::Ok();
+  });
+}
+
+StatusOr<std::string> MemoryImpl::GraphJson(const UserKey& key) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  std::string out;
+  RETURN_IF_ERROR(WithUserLocked(key, /*create=*/false, [&](UserMemory& mem) -> Status {
+    out = mem.graph().ToJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    return Status::Ok();
+  }));
+  return out;
 }
 
 StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view query,
@@ -249,6 +370,8 @@ StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
     arr.push_back({{"seq", t.seq}, {"id", t.turn.id}, {"speaker", t.turn.speaker},
                    {"text", t.turn.text}, {"time_ms", t.turn.time_ms}, {"session", t.turn.session}});
   }
+  auto graph = GraphJson(key);
+  if (graph.ok()) doc["graph"] = nlohmann::json::parse(*graph);
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

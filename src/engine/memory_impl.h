@@ -2,13 +2,16 @@
 // LRU cache under a memory budget.
 #pragma once
 
+#include <functional>
 #include <list>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
+#include "engine/fact_extractor.h"
 #include "engine/user_memory.h"
 #include "ontomem/memory.h"
 #include "retrieve/retriever.h"
@@ -21,10 +24,21 @@ class MemoryImpl : public Memory {
   MemoryImpl(Options options, std::unique_ptr<Store> store, std::shared_ptr<Embedder> embedder,
              RetrieverConfig retriever = {}, LexicalConfig lexical = {});
 
+  // Step I and II wiring (Open does this from the ontology and models; tests inject fakes).
+  // Null extractor: no extraction, the graph holds explicit facts only.
+  void set_fact_pipeline(std::shared_ptr<const FactExtractor> extractor, GraphPolicy policy) {
+    extractor_ = std::move(extractor);
+    policy_ = std::move(policy);
+  }
+  // Validates a relation id for AddFact (the ontology's list); empty = any upper-case id.
+  void set_known_relations(std::set<std::string> relations) { known_relations_ = std::move(relations); }
+
   Status Ingest(const UserKey& key, const Turn& turn) override;
   Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns) override;
   StatusOr<SearchResult> Search(const UserKey& key, std::string_view query,
                                 const SearchOptions& options) override;
+  Status AddFact(const UserKey& key, const Fact& fact) override;
+  StatusOr<std::string> GraphJson(const UserKey& key) override;
   Status Forget(const UserKey& key) override;
   StatusOr<std::vector<StoredTurn>> Turns(const UserKey& key) override;
   StatusOr<std::string> Export(const UserKey& key) override;
@@ -51,6 +65,8 @@ class MemoryImpl : public Memory {
   // the user does not exist and !create.
   Status EnsureLoaded(const UserKey& key, Slot* slot, bool create);
   void Account(const std::string& cache_key, Slot* slot);
+  // Runs `fn` with the user's slot locked exclusively and loaded (created when `create`).
+  Status WithUserLocked(const UserKey& key, bool create, const std::function<Status(UserMemory&)>& fn);
   void EvictOverBudget(const std::string& keep);
 
   Options options_;
@@ -58,6 +74,9 @@ class MemoryImpl : public Memory {
   std::shared_ptr<Embedder> embedder_;
   RetrieverConfig retriever_;
   LexicalConfig lexical_;
+  std::shared_ptr<const FactExtractor> extractor_;
+  GraphPolicy policy_;
+  std::set<std::string> known_relations_;
 
   mutable std::mutex cache_mu_;
   std::list<std::string> lru_;  // front = most recently used

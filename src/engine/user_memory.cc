@@ -19,6 +19,7 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
   }
   RETURN_IF_ERROR(dense_.Add(turn.seq, vector));
   bm25_.Add(terms);
+  by_id_.emplace(turn.turn.id, turns_.size());
   turns_.push_back(turn);
   text_bytes_ += turn.turn.text.capacity() + turn.turn.speaker.capacity() +
                  turn.turn.id.capacity() + turn.turn.session.capacity() + sizeof(StoredTurn);
@@ -26,7 +27,8 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
 }
 
 size_t UserMemory::MemoryBytes() const {
-  return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes();
+  return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
+         graph_.MemoryBytes() + by_id_.size() * 48;
 }
 
 }  // namespace ontomem

@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "graph/memory_graph.h"
 #include "index/bm25.h"
 #include "index/dense_index.h"
 #include "ontomem/types.h"
@@ -28,6 +30,17 @@ class UserMemory {
   Status Append(const StoredTurn& turn, const float* vector);
 
   size_t size() const { return turns_.size(); }
+  // Ordinal of the turn with external id `id`, or -1.
+  int64_t OrdinalOf(const std::string& id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? -1 : static_cast<int64_t>(it->second);
+  }
+  // Ordinal of the turn with seq `seq` (seqs are 1..n in order), or -1.
+  int64_t OrdinalOfSeq(int64_t seq) const {
+    return seq >= 1 && seq <= static_cast<int64_t>(turns_.size()) ? seq - 1 : -1;
+  }
+  MemoryGraph& graph() { return graph_; }
+  const MemoryGraph& graph() const { return graph_; }
   const StoredTurn& turn(size_t ordinal) const { return turns_[ordinal]; }
   const std::vector<StoredTurn>& turns() const { return turns_; }
   const DenseIndex& dense() const { return dense_; }
@@ -40,6 +53,8 @@ class UserMemory {
  private:
   LexicalConfig lexical_;
   std::vector<StoredTurn> turns_;
+  std::unordered_map<std::string, size_t> by_id_;
+  MemoryGraph graph_;
   DenseIndex dense_;
   Bm25Index bm25_;
   size_t text_bytes_ = 0;

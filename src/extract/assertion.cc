@@ -14,14 +14,13 @@ const char* ModalityName(Modality m) {
 }
 
 bool ParseModality(const std::string& name, Modality* out) {
-  for (Modality m : {Modality::kAsserted, Modality::kNegated, Modality::kHypothetical,
-                     Modality::kReported, Modality::kPast}) {
-    if (name == ModalityName(m)) {
-      *out = m;
-      return true;
-    }
-  }
-  return false;
+  if (name == "asserted") *out = Modality::kAsserted;
+  else if (name == "negated") *out = Modality::kNegated;
+  else if (name == "hypothetical") *out = Modality::kHypothetical;
+  else if (name == "reported") *out = Modality::kReported;
+  else if (name == "past") *out = Modality::kPast;
+  else return false;
+  return true;
 }
 
 }  // namespace ontomem

@@ -1,0 +1,180 @@
+// The memory graph inside Memory: written with the turns, rebuilt on open, forgotten with the
+// user. A fake extractor stands in for the trained one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/memory_impl.h"
+#include "fake_embedder.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+// "I love X" -> LIKES X; "I hate X" -> DISLIKES X (X = the rest of the sentence).
+class PatternExtractor : public FactExtractor {
+ public:
+  std::vector<Assertion> Extract(const Turn& turn, int64_t) const override {
+    std::vector<Assertion> out;
+    for (auto [cue, rel] : {std::pair<const char*, const char*>{"I love ", "LIKES"}, {"I hate ", "DISLIKES"}}) {
+      auto pos = turn.text.find(cue);
+      if (pos == std::string::npos) continue;
+      Assertion a;
+      a.head = turn.speaker;
+      a.relation = rel;
+      a.tail_begin = static_cast<int32_t>(pos + std::string(cue).size());
+      a.tail_end = static_cast<int32_t>(turn.text.size());
+      a.tail = turn.text.substr(a.tail_begin);
+      a.tail_type = "movie";
+      a.time_ms = turn.time_ms;
+      a.source_turn = turn.id;
+      a.confidence = turn.text.find("maybe") != std::string::npos ? 0.3f : 0.9f;
+      out.push_back(a);
+    }
+    return out;
+  }
+};
+
+GraphPolicy RomancePolicy() {
+  GraphPolicy p;
+  p.concept_relation = [](const std::string& rel, const std::string&) -> std::string {
+    return rel == "LIKES" ? "PREFERS_GENRE" : rel == "DISLIKES" ? "DISLIKES_GENRE" : "";
+  };
+  p.lift = [](const Assertion& a, const std::string&) -> std::vector<LiftedConcept> {
+    if (a.tail == "titanic" || a.tail == "the notebook") return {{"genre", "romance", "Romance", 0.9f}};
+    return {};
+  };
+  return p;
+}
+
+Turn T(std::string id, std::string text, int64_t t, std::string session) {
+  Turn turn;
+  turn.id = std::move(id);
+  turn.speaker = "Ana";
+  turn.text = std::move(text);
+  turn.time_ms = t;
+  turn.session = std::move(session);
+  return turn;
+}
+
+class EngineGraphTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir("ontomem-graph"); }
+  void TearDown() override {
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+  std::unique_ptr<MemoryImpl> Open() {
+    Options o;
+    o.data_dir = dir_;
+    auto emb = std::make_shared<testing::FakeEmbedder>();
+    o.embedder = emb;
+    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
+    EXPECT_TRUE(store.ok());
+    auto mem = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    mem->set_fact_pipeline(std::make_shared<PatternExtractor>(), RomancePolicy());
+    return mem;
+  }
+  static nlohmann::json Graph(MemoryImpl* m, const UserKey& k) {
+    auto g = m->GraphJson(k);
+    EXPECT_TRUE(g.ok()) << g.status().ToString();
+    return g.ok() ? nlohmann::json::parse(*g) : nlohmann::json();
+  }
+  static const nlohmann::json* EdgeOf(const nlohmann::json& g, const std::string& rel, const std::string& target) {
+    for (const auto& e : g["edges"])
+      if (e["relation"] == rel && e["target"] == target && e["valid_to"].is_null()) return &e;
+    return nullptr;
+  }
+  std::string dir_;
+  const UserKey ana_{"acme", "ana"};
+};
+
+TEST_F(EngineGraphTest, IngestBuildsTheGraphAndReopenRebuildsIt) {
+  nlohmann::json before;
+  {
+    auto mem = Open();
+    ASSERT_TRUE(mem->IngestBatch(ana_, {T("D1:1", "I love titanic", 1000, "s1"),
+                                        T("D1:2", "we went out, maybe I love noise", 2000, "s1"),
+                                        T("D1:3", "nothing to see", 3000, "s1")}).ok());
+    ASSERT_TRUE(mem->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+    before = Graph(mem.get(), ana_);
+    const auto* e = EdgeOf(before, "LIKES", "entity:titanic");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ((*e)["source_turns"], nlohmann::json::array({"D1:1"}));
+    EXPECT_EQ(EdgeOf(before, "LIKES", "entity:noise"), nullptr);  // below the threshold
+    const auto* promoted = EdgeOf(before, "PREFERS_GENRE", "concept:genre/romance");
+    ASSERT_NE(promoted, nullptr);
+    EXPECT_TRUE((*promoted)["promoted"].get<bool>());
+    EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"D1:1", "D2:1"}));
+  }
+  auto mem = Open();
+  nlohmann::json after = Graph(mem.get(), ana_);
+  before.erase("promotion");
+  after.erase("promotion");
+  EXPECT_EQ(after, before);
+  // The edge snapshot in the store matches the graph.
+  auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+  auto edges = (*store)->LoadEdges(ana_);
+  ASSERT_TRUE(edges.ok());
+  EXPECT_EQ(edges->size(), after["edges"].size());
+}
+
+TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {
+  auto mem = Open();
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());  // retry
+  auto g = Graph(mem.get(), ana_);
+  EXPECT_EQ((*EdgeOf(g, "LIKES", "entity:titanic"))["source_turns"].size(), 1u);
+  // A batch rejected by the store (id reused with other content) leaves the graph as it was.
+  Status st = mem->IngestBatch(ana_, {T("D9:1", "I hate titanic", 5000, "s9"), T("D1:1", "changed", 1, "s1")});
+  EXPECT_EQ(st.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(Graph(mem.get(), ana_), g);
+  auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+  EXPECT_EQ((*store)->LoadAssertions(ana_)->size(), 1u);
+}
+
+TEST_F(EngineGraphTest, ContradictionOverTimeKeepsHistory) {
+  auto mem = Open();
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  ASSERT_TRUE(mem->Ingest(ana_, T("D5:1", "I hate titanic", 9000, "s5")).ok());
+  auto g = Graph(mem.get(), ana_);
+  EXPECT_EQ(EdgeOf(g, "LIKES", "entity:titanic"), nullptr);
+  ASSERT_NE(EdgeOf(g, "DISLIKES", "entity:titanic"), nullptr);
+  bool ended = false;
+  for (const auto& e : g["edges"])
+    if (e["relation"] == "LIKES" && e["valid_to"] == 9000) ended = true;
+  EXPECT_TRUE(ended);
+}
+
+TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
+  auto mem = Open();
+  Fact f;
+  f.relation = "ALLERGIC_TO";
+  f.tail = "Peanuts";
+  f.time_ms = 42;
+  ASSERT_TRUE(mem->AddFact(ana_, f).ok());
+  auto g = Graph(mem.get(), ana_);
+  const auto* e = EdgeOf(g, "ALLERGIC_TO", "entity:peanuts");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE((*e)["explicit"].get<bool>());
+  EXPECT_EQ((*e)["source"], "person:ana");
+  {
+    auto again = Open();  // durable
+    EXPECT_NE(EdgeOf(Graph(again.get(), ana_), "ALLERGIC_TO", "entity:peanuts"), nullptr);
+  }
+  f.relation = "";
+  EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
+  f.relation = "likes things";
+  EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
+  mem->set_known_relations({"LIKES"});
+  f.relation = "OWNS";
+  EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(mem->GraphJson({"acme", "ghost"}).status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(mem->Forget(ana_).ok());
+  EXPECT_EQ(mem->GraphJson(ana_).status().code(), StatusCode::kNotFound);
+  auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+  EXPECT_EQ((*store)->LoadEdges(ana_).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace ontomem
