@@ -179,11 +179,31 @@ TEST_F(CliTest, MissingLexiconNamesTheFix) {
 
 TEST_F(CliTest, HelpOnEveryCommand) {
   for (const char* c : {"", "ingest ", "search ", "forget ", "export ", "users ", "demo ", "bench ",
+                        "graph ", "fact ", "bench gen-ipr ", "bench compose-prefeval ",
                         "lexicon ", "lexicon build ", "lexicon check "}) {
     CliRun r = Cli(std::string(c) + "--help");
     EXPECT_EQ(r.code, 0) << c;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << c;
   }
+}
+
+TEST_F(CliTest, ExplicitFactsAndTheGraphCommand) {
+  CliRun r = Cli("fact " + D() + "--user ana --relation ALLERGIC_TO --tail peanuts --type allergen");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Cli("graph " + D() + "--user ana --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["edges"].size(), 1u);
+  EXPECT_EQ(j["edges"][0]["relation"], "ALLERGIC_TO");
+  EXPECT_EQ(j["edges"][0]["target"], "entity:peanuts");
+  EXPECT_TRUE(j["edges"][0]["source_turns"].is_array());
+  EXPECT_TRUE(j["nodes"].is_array());
+  r = Cli("graph " + D() + "--user ana");
+  EXPECT_NE(r.out.find("ALLERGIC_TO"), std::string::npos);
+  r = Cli("fact " + D() + "--user ana --relation 'not valid' --tail x");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("relation"), std::string::npos);
+  EXPECT_EQ(Cli("graph " + D() + "--user nobody").code, 1);
 }
 
 TEST_F(CliTest, DemoRunsOnTheTinyLexicon) {

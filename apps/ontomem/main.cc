@@ -248,6 +248,20 @@ int main(int argc, char** argv) {
   auto* exp = app.add_subcommand("export", "print a user's turns as JSON");
   AddStoreFlags(exp, &c, true);
 
+  auto* graph = app.add_subcommand("graph", "print a user's memory graph (nodes, edges, weights, provenance)");
+  AddStoreFlags(graph, &c, true);
+  bool graph_json = false;
+  graph->add_flag("--json", graph_json, "print JSON: {\"nodes\":[...],\"edges\":[...]}");
+
+  auto* fact = app.add_subcommand("fact", "add an explicit fact to a user's graph (no extraction)");
+  AddStoreFlags(fact, &c, true);
+  Fact fact_in;
+  fact->add_option("--relation", fact_in.relation, "ontology relation id, e.g. ALLERGIC_TO")->required();
+  fact->add_option("--tail", fact_in.tail, "what it is about, e.g. peanuts")->required();
+  fact->add_option("--head", fact_in.head, "who holds it (default: the user)");
+  fact->add_option("--type", fact_in.tail_type, "ontology entity type of the tail");
+  fact->add_option("--domain", fact_in.domain, "ontology domain");
+
   auto* users = app.add_subcommand("users", "list the users of a tenant");
   AddStoreFlags(users, &c, false);
 
@@ -321,6 +335,37 @@ int main(int argc, char** argv) {
     auto doc = (*mem)->Export({c.tenant, c.user});
     if (!doc.ok()) return Fail(doc.status());
     std::cout << *doc << "\n";
+    return 0;
+  }
+  if (*graph) {
+    auto mem = OpenMemory(c, false);
+    if (!mem.ok()) return Fail(mem.status());
+    auto g = (*mem)->GraphJson({c.tenant, c.user});
+    if (!g.ok()) return Fail(g.status());
+    if (graph_json) {
+      std::cout << *g << "\n";
+      return 0;
+    }
+    auto j = nlohmann::json::parse(*g);
+    std::cout << fmt::format("{} nodes, {} edges\n", j["nodes"].size(), j["edges"].size());
+    for (const auto& e : j["edges"]) {
+      std::string turns;
+      for (const auto& t : e["source_turns"]) turns += (turns.empty() ? "" : ",") + t.get<std::string>();
+      std::cout << fmt::format("{} -{}-> {}  w={:.2f}{}{}{}  [{}]\n", e["source"].get<std::string>(),
+                               e["relation"].get<std::string>(), e["target"].get<std::string>(),
+                               e["weight"].get<double>(), e["promoted"].get<bool>() ? " promoted" : "",
+                               e["explicit"].get<bool>() ? " explicit" : "",
+                               e["valid_to"].is_null() ? "" : " (ended)", turns);
+    }
+    return 0;
+  }
+  if (*fact) {
+    auto mem = OpenMemory(c, true);
+    if (!mem.ok()) return Fail(mem.status());
+    Status st = (*mem)->AddFact({c.tenant, c.user}, fact_in);
+    if (!st.ok()) return Fail(st);
+    std::cout << fmt::format("added {} {} {} for {}/{}\n", fact_in.head.empty() ? c.user : fact_in.head,
+                             fact_in.relation, fact_in.tail, c.tenant, c.user);
     return 0;
   }
   if (*users) {

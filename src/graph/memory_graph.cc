@@ -78,7 +78,9 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
   if (a.head.empty() || a.relation.empty() || a.tail.empty()) return false;
   const std::string head = PersonId(a.head), tail = EntityId(a.tail);
   const int64_t t = a.time_ms;
-  const std::string akey = a.source_turn + "#" + a.relation + "@" + std::to_string(a.tail_begin);
+  const std::string akey = a.source_turn.empty()
+                               ? "fact:" + a.relation + ":" + Lower(a.tail) + "@" + std::to_string(t)
+                               : a.source_turn + "#" + a.relation + "@" + std::to_string(a.tail_begin);
   const size_t dirty_before = dirty->size();
   GraphEdge* cur = Current(head, a.relation, tail);
   bool touched = false;
