@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graph/alias.h"
+
 namespace ontomem {
 namespace {
 
@@ -25,6 +27,23 @@ void AppendUnique(std::vector<T>* v, const T& x) {
 
 std::string MemoryGraph::PersonId(const std::string& name) { return "person:" + Lower(name); }
 std::string MemoryGraph::EntityId(const std::string& tail) { return "entity:" + Lower(tail); }
+std::string MemoryGraph::NormalizeTail(const std::string& tail) {
+  std::string t = Lower(tail);
+  for (const char* article : {"the ", "a ", "an ", "my ", "our ", "his ", "her ", "their "}) {
+    const std::string a(article);
+    if (t.size() > a.size() && t.compare(0, a.size(), a) == 0) {
+      t = t.substr(a.size());
+      break;
+    }
+  }
+  return t;
+}
+
+std::string MemoryGraph::Canonical(const std::string& tail) const {
+  auto it = alias_of_.find(NormalizeTail(tail));
+  return it == alias_of_.end() ? NormalizeTail(tail) : it->second;
+}
+
 std::string MemoryGraph::ConceptId(const std::string& inventory, const std::string& concept_id) {
   return "concept:" + inventory + "/" + concept_id;
 }
@@ -76,12 +95,37 @@ std::vector<const GraphEdge*> MemoryGraph::Outgoing(const std::string& source,
 bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const std::string& text,
                         const GraphPolicy& policy, std::set<std::string>* dirty) {
   if (a.head.empty() || a.relation.empty() || a.tail.empty()) return false;
-  const std::string head = PersonId(a.head), tail = EntityId(a.tail);
+  // Alias resolution: a new surface form merges into a known entity only on agreement.
+  std::string norm = NormalizeTail(a.tail);
+  if (norm.empty()) return false;
+  std::string alias_edge_from;
+  if (auto it = alias_of_.find(norm); it != alias_of_.end()) {
+    norm = it->second;
+  } else if (std::find(entity_tails_.begin(), entity_tails_.end(), norm) == entity_tails_.end()) {
+    std::string canon = ResolveAlias(norm, text, entity_tails_, policy.same_entity, policy.alias_min_signals);
+    if (!canon.empty()) {
+      alias_of_[norm] = canon;
+      alias_edge_from = norm;
+      norm = canon;
+    } else if (a.modality != Modality::kHypothetical) {
+      entity_tails_.push_back(norm);
+    }
+  }
+  const std::string head = PersonId(a.head), tail = EntityId(norm);
   const int64_t t = a.time_ms;
   const std::string akey = a.source_turn.empty()
                                ? "fact:" + a.relation + ":" + Lower(a.tail) + "@" + std::to_string(t)
                                : a.source_turn + "#" + a.relation + "@" + std::to_string(a.tail_begin);
   const size_t dirty_before = dirty->size();
+  if (!alias_edge_from.empty()) {
+    Node(EntityId(alias_edge_from), alias_edge_from, a.tail_type);
+    Node(tail, norm, a.tail_type);
+    GraphEdge e;
+    e.source = EntityId(alias_edge_from), e.relation = "ALIAS_OF", e.target = tail;
+    e.weight = 1.0f, e.valid_from = t, e.recorded_at = t, e.domain = a.domain;
+    if (!a.source_turn.empty()) e.source_turns.push_back(a.source_turn);
+    AddEdge(std::move(e), dirty);
+  }
   GraphEdge* cur = Current(head, a.relation, tail);
   bool touched = false;
 
@@ -97,7 +141,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
         EndEdge(cur, t, dirty);
       } else {
         Node(head, a.head, "person");
-        Node(tail, a.tail, a.tail_type);
+        Node(tail, norm, a.tail_type);
         GraphEdge e;
         e.source = head, e.relation = a.relation, e.target = tail;
         e.weight = a.confidence, e.valid_from = 0, e.valid_to = std::max<int64_t>(t, 1);
@@ -110,7 +154,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
     case Modality::kAsserted:
     case Modality::kReported: {
       Node(head, a.head, "person");
-      Node(tail, a.tail, a.tail_type);
+      Node(tail, norm, a.tail_type);
       if (auto opp = policy.opposite.find(a.relation); opp != policy.opposite.end())
         if (GraphEdge* o = Current(head, opp->second, tail)) EndEdge(o, t, dirty);
       if (cur) {

@@ -58,6 +58,9 @@ struct GraphPolicy {
   std::function<std::string(const std::string& relation)> privacy;
   // tail + utterance text -> concepts (the concept lifter); may be empty.
   std::function<std::vector<LiftedConcept>(const Assertion&, const std::string& text)> lift;
+  // Whether two surface forms name one known entity (the gazetteer); may be empty.
+  std::function<bool(const std::string&, const std::string&)> same_entity;
+  int alias_min_signals = 2;              // independent signals needed to merge two tails
   std::set<std::string> allowed_private;  // privacy categories this tenant allows to promote
   float lift_threshold = 0.5f;            // concepts below are not linked
   float promotion_tau = 0.7f;             // promotion gate (paper: stable in 0.60-0.80)
@@ -96,6 +99,10 @@ class MemoryGraph {
 
   static std::string PersonId(const std::string& name);
   static std::string EntityId(const std::string& tail);
+  // Lower case without a leading article or possessive ("The Notebook" -> "notebook").
+  static std::string NormalizeTail(const std::string& tail);
+  // The canonical tail an alias was merged into ("lotr" -> "lord of the rings"), or `tail`.
+  std::string Canonical(const std::string& tail) const;
   static std::string ConceptId(const std::string& inventory, const std::string& concept_id);
 
  private:
@@ -115,6 +122,8 @@ class MemoryGraph {
   // entity id -> lifted concepts (for promotion support counting), and per edge key its session set.
   std::unordered_map<std::string, std::vector<LiftedConcept>> lifted_;
   std::unordered_map<std::string, std::set<std::string>> sessions_;
+  std::vector<std::string> entity_tails_;                  // normalised tails, first-seen order
+  std::unordered_map<std::string, std::string> alias_of_;  // merged alias -> canonical tail
   PromotionStats stats_;
 };
 

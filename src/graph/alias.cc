@@ -1,0 +1,112 @@
+#include "graph/alias.h"
+
+#include <algorithm>
+#include <set>
+
+#include "text/text.h"
+
+namespace ontomem {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+std::string Initials(const std::vector<std::string>& words, bool skip_stop) {
+  std::string out;
+  for (const auto& w : words)
+    if (!w.empty() && !(skip_stop && text::IsStopWord(w))) out.push_back(w[0]);
+  return out;
+}
+
+// Damerau-Levenshtein (optimal string alignment) distance, capped for speed.
+int EditDistance(const std::string& a, const std::string& b) {
+  const size_t n = a.size(), m = b.size();
+  if (n > m + 3 || m > n + 3) return 4;
+  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
+  for (size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
+  for (size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
+  for (size_t i = 1; i <= n; ++i)
+    for (size_t j = 1; j <= m; ++j) {
+      int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+bool IsInitialismOf(const std::string& shorty, const std::vector<std::string>& long_words) {
+  if (shorty.size() < 2 || shorty.size() > 8 || long_words.size() < 2) return false;
+  if (shorty.find(' ') != std::string::npos) return false;
+  return shorty == Initials(long_words, false) || shorty == Initials(long_words, true);
+}
+
+// "X, aka Y", "X (Y)", "we call it Y", "Y for short", "short for X", "also known as".
+bool StatedInText(const std::string& a, const std::string& b, const std::string& text) {
+  const std::string t = Lower(text);
+  const size_t pa = t.find(a), pb = t.find(b);
+  if (pa == std::string::npos || pb == std::string::npos || a == b) return false;
+  // The two mentions must be close; the cue may sit between them or just around them
+  // ("we call X Y for short").
+  const size_t first_end = pa < pb ? pa + a.size() : pb + b.size();
+  const size_t second = std::max(pa, pb);
+  if (first_end > second || second - first_end > 40) return false;
+  const size_t lo = std::min(pa, pb) >= 12 ? std::min(pa, pb) - 12 : 0;
+  const size_t hi = std::min(t.size(), second + (pa < pb ? b.size() : a.size()) + 12);
+  const std::string between = t.substr(lo, hi - lo);
+  static const char* kCues[] = {"aka", "a.k.a", "also known as", "call it", "calls it", "call them",
+                                "called", "short for", "for short", "nickname", "(", "otherwise known as"};
+  for (const char* c : kCues)
+    if (between.find(c) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, const std::string& text,
+                           const std::function<bool(const std::string&, const std::string&)>& same_entity) {
+  AliasEvidence ev;
+  const std::string a = Lower(a_in), b = Lower(b_in);
+  if (a.empty() || b.empty() || a == b) return ev;
+  const auto wa = text::Tokenize(a), wb = text::Tokenize(b);
+  ev.initialism = IsInitialismOf(a, wb) || IsInitialismOf(b, wa);
+  // Containment on content words; a bare generic word ("movie") is too weak on its own.
+  const auto ca = text::ContentTerms(a), cb = text::ContentTerms(b);
+  const std::set<std::string> sa(ca.begin(), ca.end()), sb(cb.begin(), cb.end());
+  const auto& small = sa.size() <= sb.size() ? sa : sb;
+  const auto& big = sa.size() <= sb.size() ? sb : sa;
+  if (!small.empty() && small != big && std::includes(big.begin(), big.end(), small.begin(), small.end())) {
+    size_t chars = 0;
+    for (const auto& w : small) chars += w.size();
+    ev.containment = chars >= 4;
+  }
+  if (!small.empty() && small == big && a != b) ev.containment = true;  // differ only in stop words
+  const int dist = EditDistance(a, b);
+  const size_t len = std::min(a.size(), b.size());
+  ev.near_spelling = (len >= 5 && dist <= 1) || (len >= 9 && dist <= 2);
+  ev.same_entity = same_entity && same_entity(a, b);
+  ev.stated = StatedInText(a, b, text);
+  return ev;
+}
+
+std::string ResolveAlias(const std::string& tail, const std::string& text,
+                         const std::vector<std::string>& known,
+                         const std::function<bool(const std::string&, const std::string&)>& same_entity,
+                         int min_signals) {
+  std::string best;
+  int best_count = min_signals - 1;
+  for (const auto& k : known) {
+    if (k == tail) return "";  // already known under this name
+    const int c = AliasSignals(tail, k, text, same_entity).count();
+    if (c > best_count) {
+      best_count = c;
+      best = k;
+    }
+  }
+  return best;
+}
+
+}  // namespace ontomem
