@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "bench/dataset.h"
+#include "common/file_util.h"
 #include "bench/harness.h"
 #include "bench/ipr_synth.h"
 #include "bench/plot.h"
@@ -71,20 +72,6 @@ class Progress {
   size_t total_;
   bool tty_;
 };
-
-// Writes to a temporary file then renames, so a failed run never leaves half a file.
-Status WriteFileAtomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << content;
-    if (!f.flush()) return Status::IOError("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::IOError("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  return Status::Ok();
-}
 
 bool LooksLikeLocomo(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -11,21 +11,13 @@
 #include <regex>
 #include <sstream>
 
+#include "common/file_util.h"
 #include "text/text.h"
 
 namespace ontomem {
 namespace {
 
 using nlohmann::json;
-
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(fmt::format("cannot open {}", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::IOError(fmt::format("cannot read {}", path));
-  return ss.str();
-}
 
 int64_t DaysFromCivil(int y, unsigned m, unsigned d) {  // Howard Hinnant's algorithm
   y -= m <= 2;
@@ -207,7 +199,7 @@ StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& o
 }
 
 StatusOr<Dataset> LoadLocomo(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   return ParseLocomo(text, path);
 }
 

@@ -1,5 +1,7 @@
 #include "bench/prefeval_compose.h"
 
+#include "common/file_util.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,15 +40,6 @@ struct Topic {
   std::vector<Item> items;
 };
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(fmt::format("{}: cannot open", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::IOError(fmt::format("{}: cannot read", path));
-  return ss.str();
-}
-
 // Required non-empty string field of `obj`; `where` names file and index.
 StatusOr<std::string> Field(const json& obj, const char* field, const std::string& where) {
   auto it = obj.find(field);
@@ -68,7 +61,7 @@ StatusOr<Topic> LoadTopic(const fs::path& file, bool choice) {
   Topic topic;
   topic.name = file.stem().string();
   topic.file = file.string();
-  ASSIGN_OR_RETURN(std::string text, ReadFile(topic.file));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(topic.file));
   json doc;
   try {
     doc = json::parse(text);
@@ -152,7 +145,7 @@ struct Filler {
 };
 
 StatusOr<std::vector<Filler>> LoadFiller(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   ojson doc;
   try {
     doc = ojson::parse(text);

@@ -94,6 +94,15 @@ Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
   return Status::Ok();
 }
 
+void MemoryImpl::DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot) {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  auto it = cache_.find(cache_key);
+  if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
+    lru_.erase(it->second.pos);
+    cache_.erase(it);
+  }
+}
+
 void MemoryImpl::Account(const std::string& cache_key, Slot* slot) {
   const size_t now = slot->mem ? slot->mem->MemoryBytes() : 0;
   std::lock_guard<std::mutex> lock(cache_mu_);
@@ -206,15 +215,8 @@ Status MemoryImpl::WithUserLocked(const UserKey& key, bool create,
     if (slot->evicted) continue;
     Status st = EnsureLoaded(key, slot.get(), create);
     if (!st.ok()) {
-      if (!slot->mem) {
-        lock.unlock();
-        std::lock_guard<std::mutex> cl(cache_mu_);
-        auto it = cache_.find(ck);
-        if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
-          lru_.erase(it->second.pos);
-          cache_.erase(it);
-        }
-      }
+      lock.unlock();
+      DropIfUnloaded(ck, slot);
       if (st.code() == StatusCode::kNotFound)
         return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
       return st;
@@ -293,13 +295,7 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
         Status st = EnsureLoaded(key, slot.get(), /*create=*/false);
         if (!st.ok()) {
           lock.unlock();
-          std::lock_guard<std::mutex> cl(cache_mu_);
-          // Do not keep empty slots of unknown users around.
-          auto it = cache_.find(ck);
-          if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
-            lru_.erase(it->second.pos);
-            cache_.erase(it);
-          }
+          DropIfUnloaded(ck, slot);
           if (st.code() == StatusCode::kNotFound)
             return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
           return st;

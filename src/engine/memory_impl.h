@@ -65,6 +65,8 @@ class MemoryImpl : public Memory {
   // the user does not exist and !create.
   Status EnsureLoaded(const UserKey& key, Slot* slot, bool create);
   void Account(const std::string& cache_key, Slot* slot);
+  // Empty slots of unknown users are not kept (a failed load leaves `slot->mem` null).
+  void DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot);
   // Runs `fn` with the user's slot locked exclusively and loaded (created when `create`).
   Status WithUserLocked(const UserKey& key, bool create, const std::function<Status(UserMemory&)>& fn);
   void EvictOverBudget(const std::string& keep);

@@ -8,12 +8,6 @@
 namespace ontomem {
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
-
 std::string Initials(const std::vector<std::string>& words, bool skip_stop) {
   std::string out;
   for (const auto& w : words)
@@ -46,7 +40,7 @@ bool IsInitialismOf(const std::string& shorty, const std::vector<std::string>& l
 
 // "X, aka Y", "X (Y)", "we call it Y", "Y for short", "short for X", "also known as".
 bool StatedInText(const std::string& a, const std::string& b, const std::string& text) {
-  const std::string t = Lower(text);
+  const std::string t = text::AsciiLower(text);
   const size_t pa = t.find(a), pb = t.find(b);
   if (pa == std::string::npos || pb == std::string::npos || a == b) return false;
   // The two mentions must be close; the cue may sit between them or just around them
@@ -69,7 +63,7 @@ bool StatedInText(const std::string& a, const std::string& b, const std::string&
 AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, const std::string& text,
                            const std::function<bool(const std::string&, const std::string&)>& same_entity) {
   AliasEvidence ev;
-  const std::string a = Lower(a_in), b = Lower(b_in);
+  const std::string a = text::AsciiLower(a_in), b = text::AsciiLower(b_in);
   if (a.empty() || b.empty() || a == b) return ev;
   const auto wa = text::Tokenize(a), wb = text::Tokenize(b);
   ev.initialism = IsInitialismOf(a, wb) || IsInitialismOf(b, wa);

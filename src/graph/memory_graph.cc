@@ -4,15 +4,10 @@
 #include <cmath>
 
 #include "graph/alias.h"
+#include "text/text.h"
 
 namespace ontomem {
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
 
 std::string TripleKey(const std::string& s, const std::string& r, const std::string& t) {
   return s + '|' + r + '|' + t;
@@ -25,10 +20,10 @@ void AppendUnique(std::vector<T>* v, const T& x) {
 
 }  // namespace
 
-std::string MemoryGraph::PersonId(const std::string& name) { return "person:" + Lower(name); }
-std::string MemoryGraph::EntityId(const std::string& tail) { return "entity:" + Lower(tail); }
+std::string MemoryGraph::PersonId(const std::string& name) { return "person:" + text::AsciiLower(name); }
+std::string MemoryGraph::EntityId(const std::string& tail) { return "entity:" + text::AsciiLower(tail); }
 std::string MemoryGraph::NormalizeTail(const std::string& tail) {
-  std::string t = Lower(tail);
+  std::string t = text::AsciiLower(tail);
   for (const char* article : {"the ", "a ", "an ", "my ", "our ", "his ", "her ", "their "}) {
     const std::string a(article);
     if (t.size() > a.size() && t.compare(0, a.size(), a) == 0) {
@@ -114,7 +109,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
   const std::string head = PersonId(a.head), tail = EntityId(norm);
   const int64_t t = a.time_ms;
   const std::string akey = a.source_turn.empty()
-                               ? "fact:" + a.relation + ":" + Lower(a.tail) + "@" + std::to_string(t)
+                               ? "fact:" + a.relation + ":" + text::AsciiLower(a.tail) + "@" + std::to_string(t)
                                : a.source_turn + "#" + a.relation + "@" + std::to_string(a.tail_begin);
   const size_t dirty_before = dirty->size();
   if (!alias_edge_from.empty()) {

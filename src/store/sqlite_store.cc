@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -366,6 +367,10 @@ class SqliteStore final : public Store {
   Status AppendLocked(const UserKey& key, const std::vector<TurnRecord>& records,
                       std::vector<Assigned>* out, int64_t* user_id_out);
   Status WriteDelta(int64_t user_id, const std::vector<Assigned>& assigned, const GraphDelta& delta);
+  // In one read transaction: finds the user (NotFound if unknown) and calls `row` for every
+  // row `sql` (bound to the user id) returns. Errors carry `ctx`.
+  Status ForEachUserRow(const UserKey& key, const char* sql, const std::string& ctx,
+                        const std::function<Status(Stmt&)>& row);
   Status PutVector(int64_t turn_row, const TurnRecord& r, std::string_view what);
 
   std::mutex mu_;
@@ -762,24 +767,30 @@ StatusOr<std::vector<TurnRecord>> SqliteStore::LoadTurns(const UserKey& key) {
   return out;
 }
 
-StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key) {
-  const std::string ctx = "load assertions for " + UserName(key);
+Status SqliteStore::ForEachUserRow(const UserKey& key, const char* sql, const std::string& ctx,
+                                   const std::function<Status(Stmt&)>& row) {
   std::lock_guard<std::mutex> lock(mu_);
   Txn txn(db());
   RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
   StatusOr<std::optional<int64_t>> user = FindUser(key);
   if (!user.ok()) return user.status().WithContext(ctx);
   if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
-  std::vector<Assertion> out;
-  StatusOr<sqlite3_stmt*> raw = Prepare(kLoadAssertions);
+  StatusOr<sqlite3_stmt*> raw = Prepare(sql);
   if (!raw.ok()) return raw.status().WithContext(ctx);
   Stmt s(db(), *raw);
   s.Bind(1, **user);
   for (;;) {
     int rc = 0;
-    Status st = s.Step("read assertions", &rc);
-    if (!st.ok()) return st.WithContext(ctx);
+    RETURN_IF_ERROR(s.Step("read rows", &rc).WithContext(ctx));
     if (rc == SQLITE_DONE) break;
+    RETURN_IF_ERROR(row(s).WithContext(ctx));
+  }
+  return txn.Commit().WithContext(ctx);
+}
+
+StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key) {
+  std::vector<Assertion> out;
+  RETURN_IF_ERROR(ForEachUserRow(key, kLoadAssertions, "load assertions for " + UserName(key), [&](Stmt& s) {
     Assertion a;
     a.id = s.Int(0);
     a.source_seq = s.IsNull(1) ? 0 : s.Int(1);
@@ -793,34 +804,19 @@ StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key)
     a.tail_begin = static_cast<int32_t>(s.Int(9));
     a.tail_end = static_cast<int32_t>(s.Int(10));
     if (!ParseModality(s.Text(11), &a.modality))
-      return Status::Corruption(fmt::format("{}: assertion {} has modality \"{}\"", ctx, a.id, s.Text(11)));
+      return Status::Corruption(fmt::format("assertion {} has modality \"{}\"", a.id, s.Text(11)));
     a.time_ms = s.Int(12);
     a.confidence = static_cast<float>(s.Double(13));
     a.explicit_fact = s.Int(14) != 0;
     out.push_back(std::move(a));
-  }
-  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+    return Status::Ok();
+  }));
   return out;
 }
 
 StatusOr<std::vector<GraphEdge>> SqliteStore::LoadEdges(const UserKey& key) {
-  const std::string ctx = "load edges for " + UserName(key);
-  std::lock_guard<std::mutex> lock(mu_);
-  Txn txn(db());
-  RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
-  StatusOr<std::optional<int64_t>> user = FindUser(key);
-  if (!user.ok()) return user.status().WithContext(ctx);
-  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
   std::vector<GraphEdge> out;
-  StatusOr<sqlite3_stmt*> raw = Prepare(kLoadEdges);
-  if (!raw.ok()) return raw.status().WithContext(ctx);
-  Stmt s(db(), *raw);
-  s.Bind(1, **user);
-  for (;;) {
-    int rc = 0;
-    Status st = s.Step("read edges", &rc);
-    if (!st.ok()) return st.WithContext(ctx);
-    if (rc == SQLITE_DONE) break;
+  RETURN_IF_ERROR(ForEachUserRow(key, kLoadEdges, "load edges for " + UserName(key), [&](Stmt& s) {
     GraphEdge e;
     e.key = s.Text(0);
     e.source = s.Text(1);
@@ -837,11 +833,11 @@ StatusOr<std::vector<GraphEdge>> SqliteStore::LoadEdges(const UserKey& key) {
       e.source_turns = nlohmann::json::parse(s.Text(11)).get<std::vector<std::string>>();
       e.assertion_keys = nlohmann::json::parse(s.Text(12)).get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& ex) {
-      return Status::Corruption(fmt::format("{}: edge {} provenance: {}", ctx, e.key, ex.what()));
+      return Status::Corruption(fmt::format("edge {} provenance: {}", e.key, ex.what()));
     }
     out.push_back(std::move(e));
-  }
-  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+    return Status::Ok();
+  }));
   return out;
 }
 

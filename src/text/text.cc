@@ -310,6 +310,13 @@ std::vector<std::string> ContentTerms(std::string_view s) {
   return out;
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 size_t CountWhitespaceTokens(std::string_view s) {
   size_t n = 0;
   bool in = false;

@@ -25,6 +25,9 @@ std::string Stem(std::string_view lower_word);
 // Tokens for lexical matching: Tokenize, drop stop words, Stem.
 std::vector<std::string> ContentTerms(std::string_view s);
 
+// ASCII lower case (other bytes unchanged): ids and keys, not linguistics.
+std::string AsciiLower(std::string_view s);
+
 // Whitespace-separated token count (the context-token cost unit).
 size_t CountWhitespaceTokens(std::string_view s);
 
