@@ -32,7 +32,9 @@ GraphPolicy Policy() {
     if (rel == "DISLIKES") return "DISLIKES_GENRE";
     return "";
   };
-  p.privacy = [](const std::string& rel) -> std::string { return rel == "ALLERGIC_TO" ? "health" : ""; };
+  p.privacy = [](const std::string& rel, const std::string&) -> std::string {
+    return rel == "ALLERGIC_TO" ? "health" : "";
+  };
   p.lift = [](const Assertion& a, const std::string&) -> std::vector<LiftedConcept> {
     if (a.tail == "titanic" || a.tail == "the notebook") return {{"genre", "romance", "Romance", 0.9f}};
     if (a.tail == "peanut") return {{"genre", "romance", "Romance", 0.9f}};  // only to test privacy

@@ -267,8 +267,19 @@ StatusOr<Filler> LoadFiller(const std::string& path, int split) {
 }
 
 // ------------------------------------------------------------------ one dialogue
+// Turn-level gold for extractor training (written as the turn's "facts" field): which value
+// the turn states, with which relation and modality. Offsets are resolved on the final text.
+struct FactSpec {
+  std::string relation;
+  std::string value;     // the tail as it appears in the text (case-insensitive first letter)
+  std::string modality;  // asserted | negated | hypothetical | reported | past
+  std::string holder;    // for "reported": the holder mention as it appears; empty = speaker
+};
+
 struct Item {
   bool user = true;
+  bool annotated = false;       // true: `facts` is the complete gold for this turn
+  std::vector<FactSpec> facts;
   std::string text;      // empty for filler, filled after speakers are known
   bool filler = false;
   std::vector<int> gold_for;  // slot indexes this turn is gold for
@@ -312,6 +323,58 @@ std::string DateTimeString(int64_t days, int hour, int minute) {
                      kMonths[m - 1], y);
 }
 
+// ------------------------------------------------------------------ turn-level gold facts
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }
+
+// Byte offset of `needle` in `hay` at word boundaries, ASCII case-insensitive; npos if absent.
+size_t FindWordCi(const std::string& hay, const std::string& needle, size_t from = 0) {
+  if (needle.empty()) return std::string::npos;
+  for (size_t i = from; i + needle.size() <= hay.size(); ++i) {
+    bool eq = true;
+    for (size_t j = 0; j < needle.size() && eq; ++j)
+      eq = std::tolower(static_cast<unsigned char>(hay[i + j])) == std::tolower(static_cast<unsigned char>(needle[j]));
+    if (!eq) continue;
+    if (i > 0 && IsWordChar(hay[i - 1]) && IsWordChar(needle[0])) continue;
+    const size_t e = i + needle.size();
+    if (e < hay.size() && IsWordChar(hay[e]) && IsWordChar(needle.back())) continue;
+    return i;
+  }
+  return std::string::npos;
+}
+bool ContainsWord(const std::string& hay, const std::string& w) { return FindWordCi(hay, w) != std::string::npos; }
+
+// The longest relation word (kRelations: "sister", "best mate", ...) in the text, or "".
+std::string RelationWordIn(const std::string& text) {
+  std::string best;
+  for (size_t i = 0; i < d::kRelations.size; ++i) {
+    const std::string r = d::kRelations.items[i];
+    if (r.size() > best.size() && ContainsWord(text, r)) best = r;
+  }
+  return best;
+}
+
+ojson FactsJson(const std::string& text, const std::vector<FactSpec>& facts) {
+  ojson out = ojson::array();
+  for (const auto& f : facts) {
+    const size_t b = FindWordCi(text, f.value);
+    if (b == std::string::npos) continue;  // cannot happen for generated text; skip defensively
+    ojson j;
+    j["relation"] = f.relation;
+    j["tail_begin"] = b;
+    j["tail_end"] = b + f.value.size();
+    j["modality"] = f.modality;
+    const size_t h = f.holder.empty() ? std::string::npos : FindWordCi(text, f.holder);
+    if (h == std::string::npos) {
+      j["head"] = "speaker";
+    } else {
+      j["head_begin"] = h;
+      j["head_end"] = h + f.holder.size();
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 class DialogueGen {
  public:
   DialogueGen(const Pools& p, const Filler& f, int split, int scale, int index, uint64_t seed)
@@ -348,8 +411,61 @@ class DialogueGen {
   void AddBlock(int session, std::vector<Item> block) { sessions_[session - 1].blocks.push_back(std::move(block)); }
   std::vector<Item> WithAck(Item stmt, bool ack) {
     std::vector<Item> b{std::move(stmt)};
-    if (ack) { Item a; a.user = false; a.text = rng_.Pick(p_.acks); b.push_back(a); }
+    if (ack) { Item a; a.user = false; a.text = rng_.Pick(p_.acks); a.annotated = true; b.push_back(a); }
     return b;
+  }
+
+  // Gold facts of a profile-style statement of kind `k` about `value` (schedule and household
+  // statements are clauses, not mentions: left unannotated).
+  void Annotate(Item* it, Kind k, const std::string& value) {
+    if (k == Kind::kSchedule) return;
+    it->annotated = true;
+    if (k == Kind::kCompany) {  // "my nan lives with us ..." -> HAS_RELATIVE "nan"
+      static const char* kKin[] = {"seven-year-old", "nan", "partner", "twins", "nephew", "husband",
+                                   "daughter", "mum", "in-laws", "boyfriend"};
+      for (const char* kin : kKin)
+        if (FindWordCi(it->text, std::string("my ") + kin) != std::string::npos ||
+            FindWordCi(it->text, std::string("-old ") + kin) != std::string::npos)
+          it->facts.push_back({"HAS_RELATIVE", kin, "asserted", ""});
+      return;
+    }
+    it->facts.push_back({RelationOf(k), value, "asserted", ""});
+  }
+  // Hard distractors: 0 friend's taste (reported), 1 tried once and disliked, 2 used to (past),
+  // 3 hypothetical, 4 a question (no fact).
+  void AnnotateDistractor(Item* it, int kind, const std::string& v, const std::string& friend_name) {
+    it->annotated = true;
+    std::string holder;
+    if (kind == 0) {
+      holder = ContainsWord(it->text, friend_name) ? friend_name : RelationWordIn(it->text);
+      it->facts.push_back({"LIKES", v, "reported", holder});
+    } else if (kind == 1) {
+      it->facts.push_back({"DISLIKES", v, "asserted", ""});
+    } else if (kind == 2) {
+      it->facts.push_back({"LIKES", v, "past", ""});
+    } else if (kind == 3) {
+      it->facts.push_back({"LIKES", v, "hypothetical", ""});
+    }
+    AddPeople(it, holder);
+  }
+  // "my sister" -> HAS_RELATIVE sister; "my best mate" -> HAS_FRIEND.
+  static void AddPeople(Item* it, const std::string& holder) {
+    const std::string rel = RelationWordIn(it->text);
+    if (rel.empty() || it->text.find("my " + rel) == std::string::npos) return;
+    static const std::set<std::string> kFamily = {"sister", "brother", "cousin", "uncle", "aunt"};
+    if (kFamily.count(rel)) it->facts.push_back({"HAS_RELATIVE", rel, "asserted", ""});
+    else if (rel == "best mate") it->facts.push_back({"HAS_FRIEND", rel, "asserted", ""});
+  }
+  static const char* RelationOf(Kind k) {
+    switch (k) {
+      case Kind::kLike: return "LIKES";
+      case Kind::kAversion: return "DISLIKES";
+      case Kind::kAllergy: return "ALLERGIC_TO";
+      case Kind::kDiet: return "FOLLOWS_DIET";
+      case Kind::kHabit: return "HAS_HABIT";
+      case Kind::kPlatform: return "USES";
+      default: return "";
+    }
   }
 
   const Pools& p_;
@@ -478,10 +594,13 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       const int n = rng_.Range(o + 1, std::max(o + 1, last));
       Item old_stmt;
       old_stmt.text = Stmt(CoresFor(k), {{"v", st.old_value}});
+      Annotate(&old_stmt, k, st.old_value);
       AddBlock(o, WithAck(old_stmt, acks && rng_.Chance(60)));
       Item upd;
       upd.text = Stmt(k == Kind::kDiet ? p_.upd_diet : p_.upd_like, {{"v", st.value}, {"old", st.old_value}});
       upd.gold_for = {s};
+      upd.annotated = true;
+      upd.facts = {{RelationOf(k), st.value, "asserted", ""}, {RelationOf(k), st.old_value, "past", ""}};
       AddBlock(n, WithAck(upd, acks && rng_.Chance(60)));
     } else if (st.aliased) {
       const int i = num_sessions >= 3 && rng_.Chance(25) ? 2 : 1;
@@ -491,16 +610,20 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
                                          {"friend", rng_.Pick(p_.names)},
                                          {"rel", rng_.Pick(All(d::kRelations))}});
       intro.gold_for = {s};
+      intro.annotated = true;
+      AddPeople(&intro, "");
       AddBlock(i, WithAck(intro, acks && rng_.Chance(40)));
       Item like;
       like.text = Stmt(p_.like, {{"v", st.alias}});
       like.gold_for = {s};
+      Annotate(&like, Kind::kLike, st.alias);
       AddBlock(n, WithAck(like, acks && rng_.Chance(60)));
     } else {
       const int sess = cold || rng_.Chance(60) ? 1 : rng_.Range(1, last);
       Item stmt;
       stmt.text = Stmt(CoresFor(k), {{"v", st.value}});
       stmt.gold_for = {s};
+      Annotate(&stmt, k, st.value);
       AddBlock(sess, WithAck(stmt, acks && rng_.Chance(60)));
     }
   }
@@ -518,6 +641,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
     std::string friend_name;
     do friend_name = rng_.Pick(p_.names); while (friend_name == user);
     it.text = Stmt(*cores[kind], {{"v", v}, {"friend", friend_name}, {"rel", rng_.Pick(All(d::kRelations))}});
+    AnnotateDistractor(&it, kind, v, friend_name);
     AddBlock(rng_.Range(1, num_sessions), WithAck(it, acks && rng_.Chance(50)));
   }
   // Cross-domain preferences of the user (never gold here).
@@ -532,6 +656,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       std::string v = k == Kind::kLike ? OtherEntity(od, "") : DrawValue(od, s, "", &detail);
       Item it;
       it.text = Stmt(CoresFor(k), {{"v", v}});
+      Annotate(&it, k, v);
       AddBlock(rng_.Range(1, num_sessions), WithAck(it, rng_.Chance(50)));
     }
   }
@@ -564,7 +689,15 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
   }
 
   // Flatten to turns, assign speakers to filler (alternate) and ids.
-  struct Out { std::string speaker, text; bool user; int session; std::vector<int> gold_for; int uid; };
+  struct Out {
+    std::string speaker, text;
+    bool user;
+    int session;
+    std::vector<int> gold_for;
+    int uid;
+    bool annotated;
+    std::vector<FactSpec> facts;
+  };
   std::vector<std::vector<Out>> conv(static_cast<size_t>(num_sessions));
   int next_uid = 0;
   auto filler_text = [&](bool is_user) -> std::string {
@@ -582,6 +715,8 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
         o.speaker = o.user ? user : partner;
         o.session = s + 1;
         o.gold_for = it.gold_for;
+        o.annotated = !it.filler && it.annotated;
+        o.facts = it.facts;
         o.uid = next_uid++;
         prev_user = o.user;
         conv[static_cast<size_t>(s)].push_back(std::move(o));
@@ -646,8 +781,8 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       }
     }
     if (!ok) return false;
-    Out o1{user, c1, true, num_sessions, {}, next_uid++};
-    Out o2{partner, c2, false, num_sessions, {}, next_uid++};
+    Out o1{user, c1, true, num_sessions, {}, next_uid++, false, {}};
+    Out o2{partner, c2, false, num_sessions, {}, next_uid++, false, {}};
     last.push_back(o1);
     last.push_back(o2);
     size_t before = 0;
@@ -709,6 +844,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       t["speaker"] = o.speaker;
       t["dia_id"] = fmt::format("D{}:{}", s + 1, ++i);
       t["text"] = o.text;
+      if (o.annotated) t["facts"] = FactsJson(o.text, o.facts);
       id_of[o.uid] = t["dia_id"].get<std::string>();
       turns.push_back(std::move(t));
     }

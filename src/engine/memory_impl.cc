@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "engine/pipeline.h"
 #include "engine/validate.h"
 
 namespace ontomem {
@@ -28,8 +29,13 @@ StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
   }
   ASSIGN_OR_RETURN(auto store, OpenSqliteStore(options.data_dir, options.create_if_missing,
                                                options.durability));
-  return std::unique_ptr<Memory>(
-      std::make_unique<MemoryImpl>(options, std::move(store), std::move(embedder)));
+  auto impl = std::make_unique<MemoryImpl>(options, std::move(store), embedder);
+  if (options.extract_facts) {
+    ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(options, embedder));
+    impl->set_fact_pipeline(pipeline.extractor, pipeline.policy);
+    impl->set_known_relations(pipeline.relations);
+  }
+  return std::unique_ptr<Memory>(std::move(impl));
 }
 
 MemoryImpl::MemoryImpl(Options options, std::unique_ptr<Store> store,

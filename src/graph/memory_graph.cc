@@ -263,7 +263,7 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
     return;
   }
   if (policy.privacy) {
-    const std::string cat = policy.privacy(relation);
+    const std::string cat = policy.privacy(relation, c.inventory + ":" + c.concept_id);
     if (!cat.empty() && !policy.allowed_private.count(cat)) {
       ++stats_.refused_privacy;
       return;

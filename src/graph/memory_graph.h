@@ -54,8 +54,8 @@ struct GraphPolicy {
   std::map<std::string, std::string> opposite = {{"LIKES", "DISLIKES"}, {"DISLIKES", "LIKES"}};
   // (assertion relation, inventory) -> concept relation ("LIKES","genre" -> "PREFERS_GENRE").
   std::function<std::string(const std::string& relation, const std::string& inventory)> concept_relation;
-  // assertion relation -> privacy category ("" when not sensitive).
-  std::function<std::string(const std::string& relation)> privacy;
+  // (assertion relation, "<inventory>:<concept>") -> privacy category ("" when not sensitive).
+  std::function<std::string(const std::string& relation, const std::string& concept_key)> privacy;
   // tail + utterance text -> concepts (the concept lifter); may be empty.
   std::function<std::vector<LiftedConcept>(const Assertion&, const std::string& text)> lift;
   // Whether two surface forms name one known entity (the gazetteer); may be empty.

@@ -1,0 +1,94 @@
+#include "engine/pipeline.h"
+
+#include <map>
+
+#include "embed/sif_embedder.h"
+#include "extract/extractor.h"
+#include "extract/resources.h"
+#include "ontology/wordnet.h"
+
+namespace ontomem {
+
+GraphPolicy MakeGraphPolicy(std::shared_ptr<const Ontology> ontology,
+                            std::shared_ptr<const ConceptLifter> lifter,
+                            const std::vector<std::string>& promote_private) {
+  GraphPolicy p;
+  p.allowed_private = std::set<std::string>(promote_private.begin(), promote_private.end());
+  p.concept_relation = [ontology](const std::string& rel, const std::string& inventory) -> std::string {
+    const ConceptRelation* cr = ontology->ConceptRelationFor(rel, inventory);
+    return cr ? cr->id : std::string();
+  };
+  // A concept may be sensitive on its own (diet_class:halal is religion).
+  p.privacy = [ontology](const std::string& rel, const std::string& concept_key) {
+    if (const Concept* c = ontology->FindConcept(concept_key); c && !c->privacy.empty()) return c->privacy;
+    return std::string(ontology->PrivacyCategory(rel));
+  };
+  if (lifter) {
+    p.lift = [ontology, lifter](const Assertion& a, const std::string& text) {
+      LiftOptions lo;
+      for (const ConceptRelation* cr : ontology->ConceptRelationsFor(a.relation)) lo.inventories.push_back(cr->inventory);
+      std::vector<LiftedConcept> out;
+      if (lo.inventories.empty()) return out;  // nothing this relation could be lifted to
+      // Conservative: per inventory only the best concept and near-ties (within 0.05), so a
+      // GloVe neighbourhood ("romantic film" ~ horror, musical) does not become a preference.
+      std::map<std::string, float> best;
+      const auto hits = lifter->Lift(a.tail, text, lo).hits;
+      for (const ConceptHit& h : hits) best[h.inventory] = std::max(best[h.inventory], h.score);
+      for (const ConceptHit& h : hits) {
+        if (h.score < best[h.inventory] - 0.05f) continue;
+        // GloVe neighbourhoods alone are weak evidence ("curry" ~ coffee); ask for more.
+        if (h.source == LiftSource::kGlove && h.score < 0.65f) continue;
+        const Concept* c = ontology->FindConcept(h.concept_id);
+        std::string name = h.concept_id.substr(h.concept_id.find(':') + 1);
+        out.push_back({h.inventory, name, c ? c->label : name, h.score});
+      }
+      return out;
+    };
+  }
+  // Two surface forms are one entity when the gazetteer maps both to the same entry.
+  p.same_entity = [ontology](const std::string& a, const std::string& b) {
+    auto ea = ontology->LookupGazetteer(a), eb = ontology->LookupGazetteer(b);
+    for (const GazetteerEntry* x : ea)
+      for (const GazetteerEntry* y : eb)
+        if (x == y) return true;
+    return false;
+  };
+  return p;
+}
+
+namespace {
+
+class ExtractorAdapter : public FactExtractor {
+ public:
+  explicit ExtractorAdapter(std::unique_ptr<extract::Extractor> e) : e_(std::move(e)) {}
+  std::vector<Assertion> Extract(const Turn& turn, int64_t seq) const override { return e_->Extract(turn, seq); }
+
+ private:
+  std::unique_ptr<extract::Extractor> e_;
+};
+
+}  // namespace
+
+StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<Embedder> embedder) {
+  FactPipeline fp;
+  const std::string onto_path = options.ontology_path.empty() ? DefaultOntologyPath() : options.ontology_path;
+  auto onto = Ontology::Load(onto_path);
+  if (!onto.ok())
+    return onto.status().WithContext("fact extraction (Options::extract_facts) needs the ontology");
+  fp.ontology = *onto;
+  std::shared_ptr<const WordNet> wordnet;
+  if (auto wn = WordNet::Open(); wn.ok()) wordnet = *wn;  // optional: lifting works without it
+  auto sif = std::dynamic_pointer_cast<SifEmbedder>(embedder);
+  fp.lifter = std::make_shared<ConceptLifter>(fp.ontology, wordnet, sif);
+  extract::ExtractorOptions eo;
+  eo.models_dir = options.models_dir;
+  eo.threshold = options.fact_threshold;
+  auto ex = extract::Extractor::Open(eo, extract::MakeResources(wordnet, fp.ontology));
+  if (!ex.ok()) return ex.status().WithContext("fact extraction (Options::extract_facts)");
+  fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex));
+  fp.policy = MakeGraphPolicy(fp.ontology, fp.lifter, options.promote_private_categories);
+  for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
+  return fp;
+}
+
+}  // namespace ontomem

@@ -1,0 +1,38 @@
+// Wires the ontology and the concept lifter into the graph's policy (Step II), so MemoryGraph
+// stays free of ontology types and testable with fakes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/fact_extractor.h"
+#include "graph/memory_graph.h"
+#include "ontomem/options.h"
+#include "ontology/concept_lifter.h"
+#include "ontology/ontology.h"
+
+namespace ontomem {
+
+// Opposites, concept relations, privacy categories and lifting from `ontology` and `lifter`
+// (lifter may be null: then nothing is lifted and nothing promoted). `promote_private` lists
+// privacy categories this deployment allows to promote.
+GraphPolicy MakeGraphPolicy(std::shared_ptr<const Ontology> ontology,
+                            std::shared_ptr<const ConceptLifter> lifter,
+                            const std::vector<std::string>& promote_private);
+
+// Everything Step I and II need, opened from Options: the ontology, WordNet (optional), the
+// concept lifter and the trained extractor.
+struct FactPipeline {
+  std::shared_ptr<const FactExtractor> extractor;
+  GraphPolicy policy;
+  std::set<std::string> relations;  // the ontology's assertion relation ids
+  std::shared_ptr<const Ontology> ontology;
+  std::shared_ptr<const ConceptLifter> lifter;
+};
+
+// Errors name the fix: a missing ontology (ONTOMEM_ONTOLOGY), missing extractor models
+// (`ontomem train extractor`). WordNet is optional (lifting then uses the gazetteer and GloVe).
+StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<Embedder> embedder);
+
+}  // namespace ontomem

@@ -1,0 +1,236 @@
+#include "extract/drills.h"
+
+#include <fmt/format.h>
+
+#include <random>
+#include <string>
+
+namespace ontomem::extract {
+namespace {
+
+using V = std::vector<std::string>;
+
+const V kActivities = {"hiking", "painting", "pottery", "yoga", "swimming", "cycling", "photography", "gardening",
+                       "knitting", "rock climbing", "skateboarding", "baking", "surfing", "chess", "dancing",
+                       "camping", "fishing", "running", "meditation", "woodworking", "video games", "board games",
+                       "calligraphy", "birdwatching", "sailing", "skiing", "journaling", "drawing", "singing"};
+const V kLikeThings = {"jazz", "hip hop", "country music", "classical music", "sci-fi movies", "horror movies",
+                       "fantasy novels", "mystery novels", "spicy food", "Thai food", "sushi", "tacos", "dark chocolate",
+                       "iced coffee", "green tea", "documentaries", "anime", "poetry", "live music", "vintage cars",
+                       "sunsets", "the beach", "rainy days", "musicals", "stand-up comedy", "podcasts", "Taylor Swift",
+                       "Harry Potter", "Star Wars", "the Beatles", "football", "basketball", "tennis", "gardens"};
+const V kDislikeThings = {"traffic", "cilantro", "crowds", "mornings", "olives", "horror movies", "spiders",
+                          "reality TV", "loud music", "cold weather", "small talk", "mushrooms", "country music",
+                          "long meetings", "public speaking", "flying", "mayonnaise", "jazz", "snow", "cleaning"};
+const V kAllergens = {"peanuts", "shellfish", "cats", "pollen", "gluten", "dairy", "penicillin", "bee stings",
+                      "tree nuts", "eggs", "dust", "latex", "strawberries", "soy"};
+const V kDiets = {"vegan", "vegetarian", "pescatarian", "keto", "gluten-free", "paleo", "halal", "kosher",
+                  "low-carb", "dairy-free"};
+const V kAvoid = {"alcohol", "caffeine", "sugar", "social media", "red meat", "soda", "fast food", "smoking",
+                  "gambling", "junk food", "energy drinks"};
+const V kHabitVerbs = {"run", "meditate", "journal", "swim", "stretch", "read", "pray", "cook", "walk the dog",
+                       "lift weights", "practice piano", "go to the gym"};
+const V kTools = {"Spotify", "Notion", "Duolingo", "Strava", "Google Calendar", "Evernote", "Trello", "Kindle",
+                  "Instagram", "Slack", "Excel", "Photoshop", "Headspace", "Fitbit", "Uber"};
+const V kOwned = {"car", "bike", "piano", "guitar", "house", "camera", "boat", "motorcycle", "telescope",
+                  "laptop", "apartment", "bakery", "dance studio", "garden", "truck", "record player", "drone"};
+const V kPets = {"dog", "cat", "puppy", "kitten", "parrot", "hamster", "rabbit", "turtle", "goldfish", "horse",
+                 "snake", "guinea pig", "dogs", "cats"};
+const V kKin = {"sister", "brother", "mom", "dad", "kids", "husband", "wife", "son", "daughter", "grandma",
+                "grandpa", "cousin", "aunt", "uncle", "parents", "mother", "father", "children", "family",
+                "partner", "fiance", "nephew", "niece"};
+const V kFriendWords = {"friend", "best friend", "buddy", "bestie"};
+const V kPlaces = {"Boston", "Seattle", "London", "Berlin", "Toronto", "Chicago", "Denver", "Austin", "Paris",
+                   "Tokyo", "Sydney", "Madrid", "Dublin", "Ohio", "Texas", "the suburbs", "a small town",
+                   "the city", "Canada", "Sweden", "Brooklyn", "Miami"};
+const V kJobs = {"nurse", "teacher", "software engineer", "barista", "chef", "lawyer", "accountant", "student",
+                 "photographer", "firefighter", "doctor", "musician", "writer", "graphic designer", "plumber",
+                 "social worker", "counselor", "pilot", "mechanic", "librarian", "carpenter", "artist"};
+const V kGoals = {"become a teacher", "open a bakery", "travel the world", "write a book", "adopt a child",
+                  "learn Spanish", "run a marathon", "start my own business", "buy a house", "go back to school",
+                  "become a counselor", "learn to surf", "visit Japan", "get a master's degree",
+                  "publish a novel", "open my own studio", "retire early", "climb Kilimanjaro"};
+const V kConditions = {"asthma", "diabetes", "anxiety", "a bad back", "migraines", "ADHD", "insomnia",
+                       "a knee injury", "arthritis", "depression", "high blood pressure", "celiac disease"};
+const V kBeliefs = {"karma", "God", "fate", "second chances", "hard work", "kindness", "science", "equality",
+                    "destiny", "love at first sight"};
+const V kFaiths = {"Catholic", "Buddhist", "Christian", "Muslim", "Jewish", "Hindu", "atheist"};
+const V kNames = {"Sam", "Maria", "Jake", "Priya", "Tom", "Lena", "Carlos", "Mia", "Omar", "Grace", "Leo",
+                  "Nina", "Ravi", "Emma", "Jon", "Aisha"};
+const V kOpen = {"", "", "", "Honestly, ", "Oh, ", "Yeah, ", "You know, ", "Well, ", "Haha, ", "Actually, ",
+                 "Funny you ask, ", "Yes! ", "It's been a long week. ", "Thanks for asking! "};
+const V kClose = {".", ".", "!", "!", " and it's great.", ", haha.", "...", " these days.", ", to be honest.",
+                  " - it means a lot to me.", ". What about you?", ". How about you?", " :)"};
+
+struct Tmpl {
+  const char* relation;  // "" = no fact (negative example)
+  const char* modality;
+  const char* pattern;   // {x} tail, {h} holder (kin word), {n} a name
+  const V* tails;
+  bool kin_fact = false;  // "my {h}" also yields HAS_RELATIVE {h} (speaker, asserted)
+};
+
+const std::vector<Tmpl>& Templates() {
+  static const std::vector<Tmpl> t = {
+      // LIKES
+      {"LIKES", "asserted", "I love {x}", &kLikeThings}, {"LIKES", "asserted", "I really enjoy {x}", &kActivities},
+      {"LIKES", "asserted", "I'm a huge fan of {x}", &kLikeThings}, {"LIKES", "asserted", "{x} is my passion", &kActivities},
+      {"LIKES", "asserted", "my favorite thing is {x}", &kLikeThings}, {"LIKES", "asserted", "I'm really into {x}", &kActivities},
+      {"LIKES", "asserted", "I've always loved {x}", &kLikeThings}, {"LIKES", "asserted", "nothing makes me happier than {x}", &kActivities},
+      {"LIKES", "asserted", "I adore {x}", &kLikeThings}, {"LIKES", "asserted", "I'm obsessed with {x}", &kLikeThings},
+      {"LIKES", "negated", "I don't really care about {x}", &kLikeThings},
+      {"LIKES", "hypothetical", "I think I'd enjoy {x}", &kActivities},
+      {"LIKES", "hypothetical", "maybe I'd like {x} if I tried it", &kActivities},
+      {"LIKES", "past", "I used to love {x}", &kLikeThings}, {"LIKES", "past", "as a kid I loved {x}", &kActivities},
+      {"LIKES", "reported", "my {h} loves {x}", &kLikeThings, true},
+      {"LIKES", "reported", "{n} is really into {x}", &kActivities},
+      // DISLIKES
+      {"DISLIKES", "asserted", "I hate {x}", &kDislikeThings}, {"DISLIKES", "asserted", "I can't stand {x}", &kDislikeThings},
+      {"DISLIKES", "asserted", "I'm not a fan of {x}", &kDislikeThings}, {"DISLIKES", "asserted", "I don't like {x}", &kDislikeThings},
+      {"DISLIKES", "asserted", "{x} really gets on my nerves", &kDislikeThings},
+      {"DISLIKES", "past", "I used to hate {x}", &kDislikeThings},
+      {"DISLIKES", "reported", "my {h} hates {x}", &kDislikeThings, true},
+      // ALLERGIC_TO
+      {"ALLERGIC_TO", "asserted", "I'm allergic to {x}", &kAllergens}, {"ALLERGIC_TO", "asserted", "I have a bad allergy to {x}", &kAllergens},
+      {"ALLERGIC_TO", "negated", "I'm not allergic to {x}", &kAllergens},
+      {"ALLERGIC_TO", "reported", "my {h} is allergic to {x}", &kAllergens, true},
+      // FOLLOWS_DIET
+      {"FOLLOWS_DIET", "asserted", "I'm {x}", &kDiets}, {"FOLLOWS_DIET", "asserted", "I've been {x} for two years", &kDiets},
+      {"FOLLOWS_DIET", "asserted", "I follow a {x} diet", &kDiets}, {"FOLLOWS_DIET", "asserted", "I eat {x}", &kDiets},
+      {"FOLLOWS_DIET", "hypothetical", "I'm thinking about going {x}", &kDiets},
+      {"FOLLOWS_DIET", "past", "I used to be {x}", &kDiets}, {"FOLLOWS_DIET", "negated", "I'm not {x}", &kDiets},
+      {"FOLLOWS_DIET", "reported", "my {h} is {x}", &kDiets, true},
+      // AVOIDS
+      {"AVOIDS", "asserted", "I don't drink {x}", &kAvoid}, {"AVOIDS", "asserted", "I stay away from {x}", &kAvoid},
+      {"AVOIDS", "asserted", "I quit {x} last year", &kAvoid}, {"AVOIDS", "asserted", "I never touch {x}", &kAvoid},
+      {"AVOIDS", "asserted", "I gave up {x} for good", &kAvoid},
+      // HAS_HABIT
+      {"HAS_HABIT", "asserted", "I {x} every morning", &kHabitVerbs}, {"HAS_HABIT", "asserted", "I go {x} every weekend", &kActivities},
+      {"HAS_HABIT", "asserted", "I've been doing {x} for years", &kActivities}, {"HAS_HABIT", "asserted", "I usually {x} before bed", &kHabitVerbs},
+      {"HAS_HABIT", "asserted", "I do {x} twice a week", &kActivities}, {"HAS_HABIT", "asserted", "I've been {x} a lot lately", &kActivities},
+      {"HAS_HABIT", "negated", "I rarely {x} these days", &kHabitVerbs},
+      {"HAS_HABIT", "past", "I used to {x} every day", &kHabitVerbs},
+      {"HAS_HABIT", "hypothetical", "I should really start {x}", &kActivities},
+      {"HAS_HABIT", "reported", "my {h} does {x} every weekend", &kActivities, true},
+      // USES
+      {"USES", "asserted", "I use {x} for everything", &kTools}, {"USES", "asserted", "I've been using {x} a lot", &kTools},
+      {"USES", "asserted", "I rely on {x} every day", &kTools}, {"USES", "asserted", "I keep track of it all with {x}", &kTools},
+      {"USES", "negated", "I don't use {x}", &kTools}, {"USES", "past", "I used to use {x}", &kTools},
+      // OWNS
+      {"OWNS", "asserted", "I have a {x}", &kOwned}, {"OWNS", "asserted", "I just bought a {x}", &kOwned},
+      {"OWNS", "asserted", "my {x} broke down again", &kOwned}, {"OWNS", "asserted", "I own a {x}", &kOwned},
+      {"OWNS", "asserted", "we finally got our own {x}", &kOwned},
+      {"OWNS", "negated", "I don't have a {x}", &kOwned}, {"OWNS", "hypothetical", "I might buy a {x}", &kOwned},
+      {"OWNS", "hypothetical", "should I get a {x}?", &kOwned}, {"OWNS", "past", "I used to have a {x}", &kOwned},
+      {"OWNS", "reported", "my {h} has a {x}", &kOwned, true},
+      // HAS_PET
+      {"HAS_PET", "asserted", "I have a {x}", &kPets}, {"HAS_PET", "asserted", "my {x} {n} is so cute", &kPets},
+      {"HAS_PET", "asserted", "we adopted a {x} last month", &kPets}, {"HAS_PET", "asserted", "I took my {x} to the vet", &kPets},
+      {"HAS_PET", "asserted", "our {x} loves long walks", &kPets},
+      {"HAS_PET", "negated", "I don't have a {x}", &kPets}, {"HAS_PET", "hypothetical", "I might get a {x}", &kPets},
+      {"HAS_PET", "past", "I used to have a {x}", &kPets}, {"HAS_PET", "reported", "my {h} has a {x}", &kPets, true},
+      // HAS_RELATIVE
+      {"HAS_RELATIVE", "asserted", "my {x} is visiting this week", &kKin},
+      {"HAS_RELATIVE", "asserted", "I spent the day with my {x}", &kKin},
+      {"HAS_RELATIVE", "asserted", "my {x} and I went to the park", &kKin},
+      {"HAS_RELATIVE", "asserted", "I called my {x} yesterday", &kKin},
+      {"HAS_RELATIVE", "asserted", "my {x} always makes me laugh", &kKin},
+      // HAS_FRIEND
+      {"HAS_FRIEND", "asserted", "my {x} {n} came over yesterday", &kFriendWords},
+      {"HAS_FRIEND", "asserted", "I met my {x} for coffee", &kFriendWords},
+      // LIVES_IN
+      {"LIVES_IN", "asserted", "I live in {x}", &kPlaces}, {"LIVES_IN", "asserted", "we moved to {x} last year", &kPlaces},
+      {"LIVES_IN", "asserted", "I'm based in {x}", &kPlaces}, {"LIVES_IN", "past", "I used to live in {x}", &kPlaces},
+      {"LIVES_IN", "past", "I grew up in {x}", &kPlaces}, {"LIVES_IN", "hypothetical", "I might move to {x}", &kPlaces},
+      {"LIVES_IN", "reported", "my {h} lives in {x}", &kPlaces, true},
+      // WORKS_AS
+      {"WORKS_AS", "asserted", "I'm a {x}", &kJobs}, {"WORKS_AS", "asserted", "I work as a {x}", &kJobs},
+      {"WORKS_AS", "asserted", "I got a job as a {x}", &kJobs}, {"WORKS_AS", "asserted", "I've been a {x} for ten years", &kJobs},
+      {"WORKS_AS", "past", "I used to be a {x}", &kJobs}, {"WORKS_AS", "hypothetical", "I might become a {x}", &kJobs},
+      {"WORKS_AS", "reported", "my {h} is a {x}", &kJobs, true},
+      // WANTS
+      {"WANTS", "asserted", "I want to {x}", &kGoals}, {"WANTS", "asserted", "my dream is to {x}", &kGoals},
+      {"WANTS", "asserted", "I hope to {x} someday", &kGoals}, {"WANTS", "asserted", "I'd love to {x}", &kGoals},
+      {"WANTS", "asserted", "I'm planning to {x}", &kGoals}, {"WANTS", "asserted", "I'm working towards my goal to {x}", &kGoals},
+      {"WANTS", "past", "I used to want to {x}", &kGoals}, {"WANTS", "reported", "my {h} wants to {x}", &kGoals, true},
+      // HAS_CONDITION
+      {"HAS_CONDITION", "asserted", "I have {x}", &kConditions}, {"HAS_CONDITION", "asserted", "I was diagnosed with {x}", &kConditions},
+      {"HAS_CONDITION", "asserted", "I've been dealing with {x}", &kConditions},
+      {"HAS_CONDITION", "past", "I used to have {x}", &kConditions}, {"HAS_CONDITION", "reported", "my {h} has {x}", &kConditions, true},
+      // BELIEVES
+      {"BELIEVES", "asserted", "I believe in {x}", &kBeliefs}, {"BELIEVES", "asserted", "I'm {x}", &kFaiths},
+      {"BELIEVES", "asserted", "I truly believe in {x}", &kBeliefs}, {"BELIEVES", "past", "I used to believe in {x}", &kBeliefs},
+      {"BELIEVES", "reported", "my {h} believes in {x}", &kBeliefs, true},
+      // negatives: questions, the addressee, one-off events
+      {"", "", "do you like {x}?", &kLikeThings}, {"", "", "have you ever tried {x}?", &kActivities},
+      {"", "", "you love {x}, right?", &kLikeThings}, {"", "", "what's your favorite thing about {x}?", &kLikeThings},
+      {"", "", "I went to see a show about {x} yesterday", &kLikeThings}, {"", "", "that {x} looks amazing!", &kOwned},
+      {"", "", "your {x} is adorable!", &kPets}, {"", "", "is your {x} okay?", &kKin},
+      {"", "", "did you move to {x}?", &kPlaces}, {"", "", "are you a {x}?", &kJobs},
+  };
+  return t;
+}
+
+}  // namespace
+
+std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  auto pick = [&g](const V& v) -> const std::string& { return v[g() % v.size()]; };
+  const auto& T = Templates();
+  std::vector<AnnotatedTurn> out;
+  for (int i = 0; i < n; ++i) {
+    const Tmpl& t = T[g() % T.size()];
+    std::string text = pick(kOpen);
+    const bool cap = text.empty() || (text.size() >= 2 && (text[text.size() - 2] == '.' || text[text.size() - 2] == '!'));
+    const size_t base = text.size();
+    const std::string x = pick(*t.tails);
+    const std::string h = pick(kKin);
+    const std::string nm = pick(kNames);
+    int32_t xb = -1, xe = -1, hb = -1, he = -1, nb = -1, ne = -1;
+    std::string body;
+    for (const char* p = t.pattern; *p;) {
+      if (p[0] == '{' && p[2] == '}') {
+        const char k = p[1];
+        const std::string& v = k == 'x' ? x : k == 'h' ? h : nm;
+        if (k == 'x') { xb = static_cast<int32_t>(base + body.size()); xe = xb + static_cast<int32_t>(v.size()); }
+        if (k == 'h') { hb = static_cast<int32_t>(base + body.size()); he = hb + static_cast<int32_t>(v.size()); }
+        if (k == 'n') { nb = static_cast<int32_t>(base + body.size()); ne = nb + static_cast<int32_t>(v.size()); }
+        body += v;
+        p += 3;
+      } else {
+        body.push_back(*p++);
+      }
+    }
+    if (cap && !body.empty() && body[0] >= 'a' && body[0] <= 'z') body[0] = static_cast<char>(body[0] - 'a' + 'A');
+    text += body;
+    if (body.back() != '?') text += pick(kClose);
+    AnnotatedTurn a;
+    a.id = fmt::format("drill/{}", i);
+    a.speaker = pick(kNames);
+    a.text = text;
+    if (t.relation[0]) {
+      GoldFact f;
+      f.relation = t.relation;
+      ParseModality(t.modality, &f.modality);
+      f.tail_begin = xb;
+      f.tail_end = xe;
+      if (std::string(t.modality) == "reported") {
+        f.head_is_speaker = false;
+        f.head_begin = hb >= 0 ? hb : nb;
+        f.head_end = hb >= 0 ? he : ne;
+      }
+      a.facts.push_back(f);
+      if (t.kin_fact && hb >= 0) {
+        GoldFact k;
+        k.relation = "HAS_RELATIVE";
+        k.tail_begin = hb;
+        k.tail_end = he;
+        a.facts.push_back(k);
+      }
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace ontomem::extract

@@ -1,0 +1,95 @@
+// The learned parts of Step I: the BIO span tagger (tails and holders) and the relation +
+// modality classifier, both averaged perceptrons over the hashed features of features.h, and
+// the candidate generation that joins them (over-generating: top relations per span, holder
+// spans also proposed as tails) into scorer inputs.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extract/features.h"
+#include "extract/perceptron.h"
+#include "learn/mlp.h"
+
+namespace ontomem::extract {
+
+enum TagLabel : int { kTagO = 0, kTagBT, kTagIT, kTagBH, kTagIH, kNumTagLabels };
+
+struct TaggedSpan {
+  int begin = 0, end = 0;  // tokens
+  bool holder = false;     // a holder mention ("my brother", "Ana") rather than a tail
+  float score = 0;         // mean (label score - O score) over the span's tokens
+};
+
+class SpanTagger {
+ public:
+  explicit SpanTagger(int bucket_bits = 15) : model_(bucket_bits, kNumTagLabels) {}
+  // Greedy left-to-right decoding. Thread-safe (const).
+  std::vector<TaggedSpan> Tag(const Prepared& p) const;
+  // One perceptron pass over one sentence with gold labels (size == tokens).
+  void Learn(const Prepared& p, const std::vector<int>& gold);
+  void Finish() { model_.Average(); }
+  AveragedPerceptron& model() { return model_; }
+  const AveragedPerceptron& model() const { return model_; }
+
+ private:
+  AveragedPerceptron model_;
+};
+
+struct RelationScores {
+  std::array<float, kNumRelations + 1> rel{};
+  std::array<float, kNumModalities> mod{};
+};
+
+class RelationModel {
+ public:
+  explicit RelationModel(int bucket_bits = 14)
+      : rel_(bucket_bits, kNumRelations + 1), mod_(bucket_bits, kNumModalities) {}
+  RelationScores Score(const Prepared& p, const SpanRef& c) const;
+  // relation in [0, 16] (16 = NONE); modality < 0 = do not train the modality head.
+  void Learn(const Prepared& p, const SpanRef& c, int relation, int modality);
+  void Finish() { rel_.Average(); mod_.Average(); }
+  AveragedPerceptron& relation() { return rel_; }
+  AveragedPerceptron& modality() { return mod_; }
+
+ private:
+  AveragedPerceptron rel_, mod_;
+};
+
+// Scorer input layout (kScorerInputs floats).
+inline constexpr int kScorerInputs = 16 + kNumRelations + kNumModalities;
+
+struct Candidate {
+  SpanRef span;
+  int relation = 0;  // 0..15
+  int modality = 0;
+  int rank = 0;      // 0 = best relation of the span, 1 = runner-up
+  float tag_score = 0;
+  CueFlags cues;
+  std::array<float, kScorerInputs> x{};
+};
+
+// Everything the extractor loads from models/extractor/.
+struct ExtractorModels {
+  ClusterTable clusters;
+  SpanTagger tagger;
+  RelationModel relation;
+  learn::Mlp scorer;  // kScorerInputs -> 256 sigmoid -> 1 sigmoid
+
+  // Files under `dir`: clusters.bin, tagger.bin, relation.bin, scorer.bin.
+  Status Save(const std::string& dir) const;
+  static StatusOr<std::unique_ptr<ExtractorModels>> Load(const std::string& dir);
+};
+
+// Tagger spans -> candidates with scorer inputs. `max_relations` per span (over-generation).
+std::vector<Candidate> GenerateCandidates(const SpanTagger& tagger, const RelationModel& relation,
+                                          const Prepared& p, const FeatureResources& res,
+                                          int max_relations = 2);
+
+// Lower-case tail phrase without leading articles/possessives, last word singularised
+// ("The Glass Orchard" -> "glass orchard", "peanuts" -> "peanut").
+std::string NormaliseTail(const Prepared& p, int begin, int end);
+
+}  // namespace ontomem::extract

@@ -1,0 +1,581 @@
+#include "extract/train.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <numeric>
+#include <random>
+#include <unordered_set>
+
+#include "bench/ipr_synth.h"
+#include "embed/lexicon.h"
+#include "extract/drills.h"
+#include "extract/resources.h"
+#include "ontology/ontology.h"
+#include "ontology/wordnet.h"
+#include "ontomem/options.h"
+
+namespace ontomem::extract {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Tokens [tb, te) covering bytes [b, e), punctuation excluded; false if none.
+bool TokenSpan(const Prepared& p, int32_t b, int32_t e, int* tb, int* te) {
+  *tb = -1;
+  *te = -1;
+  for (int i = 0; i < static_cast<int>(p.tokens.size()); ++i) {
+    const Token& t = p.tokens[static_cast<size_t>(i)];
+    if (t.punct || t.end <= b || t.begin >= e) continue;
+    if (*tb < 0) *tb = i;
+    *te = i + 1;
+  }
+  return *tb >= 0;
+}
+
+bool Overlap(int b1, int e1, int b2, int e2) { return b1 < e2 && b2 < e1; }
+
+struct GoldSpan {
+  SpanRef ref;
+  int relation = 0;
+  int modality = 0;
+};
+
+struct PreparedTurn {
+  const AnnotatedTurn* src = nullptr;
+  Prepared p;
+  std::vector<int> labels;
+  std::vector<GoldSpan> gold;
+  int repeat = 1;
+  int fold = 0;
+};
+
+PreparedTurn PrepareTurn(const AnnotatedTurn& a, const ClusterTable& words, const FeatureResources& res,
+                         int repeat) {
+  PreparedTurn t;
+  t.src = &a;
+  t.p = Prepare(a.text, a.speaker, words, res);
+  t.repeat = repeat;
+  t.labels.assign(t.p.tokens.size(), kTagO);
+  for (const auto& f : a.facts) {
+    GoldSpan g;
+    if (!TokenSpan(t.p, f.tail_begin, f.tail_end, &g.ref.begin, &g.ref.end)) continue;
+    if (!f.head_is_speaker) TokenSpan(t.p, f.head_begin, f.head_end, &g.ref.hbegin, &g.ref.hend);
+    g.relation = RelationIndex(f.relation);
+    g.modality = static_cast<int>(f.modality);
+    if (g.relation < 0) continue;
+    for (int i = g.ref.begin; i < g.ref.end; ++i)
+      if (t.labels[static_cast<size_t>(i)] == kTagO) t.labels[static_cast<size_t>(i)] = i == g.ref.begin ? kTagBT : kTagIT;
+    t.gold.push_back(g);
+  }
+  // Holders win over tails on conflict (the holder is proposed as a tail candidate anyway).
+  for (const auto& g : t.gold)
+    for (int i = g.ref.hbegin; i >= 0 && i < g.ref.hend; ++i)
+      t.labels[static_cast<size_t>(i)] = i == g.ref.hbegin ? kTagBH : kTagIH;
+  return t;
+}
+
+std::vector<size_t> Schedule(const std::vector<PreparedTurn>& turns, const std::vector<size_t>& subset,
+                             std::mt19937_64& g) {
+  std::vector<size_t> order;
+  for (size_t i : subset)
+    for (int r = 0; r < turns[i].repeat; ++r) order.push_back(i);
+  std::shuffle(order.begin(), order.end(), g);
+  return order;
+}
+
+void TrainTagger(SpanTagger* tagger, const std::vector<PreparedTurn>& turns, const std::vector<size_t>& subset,
+                 int epochs, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int e = 0; e < epochs; ++e)
+    for (size_t i : Schedule(turns, subset, g)) tagger->Learn(turns[i].p, turns[i].labels);
+  tagger->Finish();
+}
+
+// Relation examples of a turn: gold spans plus (out-of-fold) predicted spans: overlapping a gold
+// tail -> that gold's labels; otherwise NONE.
+struct RelExample {
+  size_t turn;
+  SpanRef ref;
+  int relation, modality;
+};
+
+std::vector<RelExample> RelationExamples(const std::vector<PreparedTurn>& turns,
+                                         const std::vector<std::vector<TaggedSpan>>& predicted) {
+  std::vector<RelExample> out;
+  for (size_t i = 0; i < turns.size(); ++i) {
+    const auto& t = turns[i];
+    for (const auto& g : t.gold) out.push_back({i, g.ref, g.relation, g.modality});
+    for (const auto& s : predicted[i]) {
+      SpanRef ref{s.begin, s.end, -1, -1};
+      const GoldSpan* hit = nullptr;
+      bool same = false;
+      for (const auto& g : t.gold) {
+        if (!Overlap(s.begin, s.end, g.ref.begin, g.ref.end)) continue;
+        hit = &g;
+        same |= g.ref.begin == s.begin && g.ref.end == s.end;
+      }
+      if (same) continue;
+      if (hit) {
+        ref.hbegin = hit->ref.hbegin;
+        ref.hend = hit->ref.hend;
+        out.push_back({i, ref, hit->relation, hit->modality});
+      } else {
+        out.push_back({i, ref, kNoneRelation, -1});
+      }
+    }
+  }
+  return out;
+}
+
+void TrainRelation(RelationModel* model, const std::vector<PreparedTurn>& turns, const std::vector<RelExample>& ex,
+                   const std::vector<size_t>& subset_turns, int epochs, uint64_t seed) {
+  std::vector<char> in(turns.size(), 0);
+  for (size_t i : subset_turns) in[i] = 1;
+  std::vector<size_t> idx;
+  for (size_t k = 0; k < ex.size(); ++k)
+    if (in[ex[k].turn])
+      for (int r = 0; r < turns[ex[k].turn].repeat; ++r) idx.push_back(k);
+  std::mt19937_64 g(seed);
+  for (int e = 0; e < epochs; ++e) {
+    std::shuffle(idx.begin(), idx.end(), g);
+    for (size_t k : idx) model->Learn(turns[ex[k].turn].p, ex[k].ref, ex[k].relation, ex[k].modality);
+  }
+  model->Finish();
+}
+
+bool CandidateCorrect(const Candidate& c, const PreparedTurn& t) {
+  for (const auto& g : t.gold)
+    if (g.relation == c.relation && g.modality == c.modality &&
+        Overlap(c.span.begin, c.span.end, g.ref.begin, g.ref.end))
+      return true;
+  return false;
+}
+
+std::string RepoRoot() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n > 0) {
+    buf[n] = 0;
+    const fs::path root = fs::path(buf).parent_path() / ".." / "..";
+    std::error_code ec;
+    if (fs::exists(root / "CMakeLists.txt", ec) && fs::exists(root / "src" / "extract", ec))
+      return fs::weakly_canonical(root, ec).string();
+  }
+  return ".";
+}
+
+}  // namespace
+
+std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& train, ClusterTable words,
+                                             const FeatureResources& res, const TrainOptions& opt,
+                                             TrainStats* stats) {
+  const auto t0 = Clock::now();
+  auto models = std::make_shared<ExtractorModels>();
+  models->clusters = std::move(words);
+  std::vector<PreparedTurn> turns;
+  turns.reserve(train.size());
+  size_t facts = 0;
+  for (const auto& a : train) {
+    const bool hand = !a.id.empty() && a.id[0] == 'H';
+    turns.push_back(PrepareTurn(a, models->clusters, res, hand ? opt.handwritten_repeat : 1));
+    facts += turns.back().gold.size();
+    // Fold by dialogue (the part of the id before '/'), so near-duplicate turns stay together.
+    const std::string key = a.id.rfind("ipr-", 0) == 0 ? a.id.substr(0, a.id.find('/')) : a.id;
+    turns.back().fold = static_cast<int>(std::hash<std::string>()(key) & 1);
+  }
+  std::vector<size_t> all(turns.size()), fold_idx[2];
+  std::iota(all.begin(), all.end(), 0);
+  for (size_t i = 0; i < turns.size(); ++i) fold_idx[turns[i].fold].push_back(i);
+
+  // 1. Out-of-fold taggers and spans.
+  std::vector<std::vector<TaggedSpan>> oof_spans(turns.size());
+  SpanTagger fold_tagger[2];
+  for (int f = 0; f < 2; ++f) {
+    TrainTagger(&fold_tagger[f], turns, fold_idx[1 - f], opt.tagger_epochs, opt.seed + static_cast<uint64_t>(f));
+    for (size_t i : fold_idx[f]) oof_spans[i] = fold_tagger[f].Tag(turns[i].p);
+  }
+  if (opt.verbose) fmt::print(stderr, "extractor: fold taggers done ({:.1f}s)\n", Since(t0));
+  const std::vector<RelExample> rel_ex = RelationExamples(turns, oof_spans);
+
+  // 2. Out-of-fold relation models -> scorer training candidates.
+  std::vector<std::array<float, kScorerInputs>> rows;
+  std::vector<float> labels;
+  for (int f = 0; f < 2; ++f) {
+    RelationModel rel;
+    TrainRelation(&rel, turns, rel_ex, fold_idx[1 - f], opt.relation_epochs, opt.seed + 10 + static_cast<uint64_t>(f));
+    for (size_t i : fold_idx[f]) {
+      for (const auto& c : GenerateCandidates(fold_tagger[f], rel, turns[i].p, res, 2)) {
+        rows.push_back(c.x);
+        labels.push_back(CandidateCorrect(c, turns[i]) ? 1.0f : 0.0f);
+      }
+    }
+  }
+  if (opt.verbose) fmt::print(stderr, "extractor: {} scorer candidates ({:.1f}s)\n", rows.size(), Since(t0));
+
+  // 3. Final tagger and relation model on everything.
+  TrainTagger(&models->tagger, turns, all, opt.tagger_epochs, opt.seed + 100);
+  TrainRelation(&models->relation, turns, rel_ex, all, opt.relation_epochs, opt.seed + 200);
+
+  // 4. Scorer.
+  models->scorer = learn::Mlp({kScorerInputs, opt.scorer_hidden, 1}, learn::OutputActivation::kSigmoid, opt.seed + 300);
+  if (!rows.empty()) {
+    Eigen::MatrixXf X(static_cast<Eigen::Index>(rows.size()), kScorerInputs);
+    Eigen::MatrixXf Y(static_cast<Eigen::Index>(rows.size()), 1);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (int c = 0; c < kScorerInputs; ++c) X(static_cast<Eigen::Index>(r), c) = rows[r][static_cast<size_t>(c)];
+      Y(static_cast<Eigen::Index>(r), 0) = labels[r];
+    }
+    learn::MlpTrainOptions mo;
+    mo.epochs = opt.scorer_epochs;
+    mo.batch_size = 64;
+    mo.learning_rate = 2e-3f;
+    mo.seed = opt.seed + 400;
+    mo.verbose = opt.verbose;
+    models->scorer.Train(X, Y, mo);
+  }
+  if (stats) {
+    stats->turns = turns.size();
+    stats->facts = facts;
+    stats->scorer_examples = rows.size();
+    stats->scorer_positives = static_cast<size_t>(std::count(labels.begin(), labels.end(), 1.0f));
+    stats->seconds = Since(t0);
+  }
+  return models;
+}
+
+ClusterTable BuildWordTable(const std::string& lexicon_path, int k, int top_words, const WordNet* wordnet,
+                            const std::vector<std::string>& extra_words, std::string* note) {
+  ClusterTable table;
+  std::vector<std::string> sources;
+  std::vector<std::string> vocab;
+  if (!lexicon_path.empty()) {
+    auto lex = Lexicon::Open(lexicon_path);
+    if (lex.ok()) {
+      const Lexicon& L = **lex;
+      const int d = L.dim();
+      std::vector<float> buf(static_cast<size_t>(d));
+      Eigen::MatrixXf X(top_words, d);
+      int n = 0;
+      for (int64_t r = 0; r < static_cast<int64_t>(L.size()) && n < top_words; ++r) {
+        const std::string_view w = L.Word(r);
+        if (w.empty() || w.size() > 24) continue;
+        bool alpha = true;
+        for (unsigned char c : w) alpha &= (std::isalpha(c) || c == '-' || c == '\'');
+        if (!alpha) continue;
+        L.Vector(r, buf.data());
+        Eigen::Map<Eigen::RowVectorXf> v(buf.data(), d);
+        const float norm = v.norm();
+        if (norm <= 0) continue;
+        X.row(n) = v / norm;
+        vocab.emplace_back(w);
+        ++n;
+      }
+      X.conservativeResize(n, d);
+      k = std::max(1, std::min(k, n));
+      Eigen::MatrixXf C(k, d);
+      for (int c = 0; c < k; ++c) C.row(c) = X.row(static_cast<Eigen::Index>(static_cast<int64_t>(c) * n / k));
+      std::vector<int> assign(static_cast<size_t>(n), 0);
+      for (int it = 0; it < 12; ++it) {
+        const Eigen::MatrixXf S = X * C.transpose();
+        Eigen::MatrixXf sum = Eigen::MatrixXf::Zero(k, d);
+        std::vector<int> count(static_cast<size_t>(k), 0);
+        for (int i = 0; i < n; ++i) {
+          Eigen::Index best;
+          S.row(i).maxCoeff(&best);
+          assign[static_cast<size_t>(i)] = static_cast<int>(best);
+          sum.row(best) += X.row(i);
+          count[static_cast<size_t>(best)]++;
+        }
+        for (int c = 0; c < k; ++c)
+          if (count[static_cast<size_t>(c)] > 0) C.row(c) = sum.row(c).normalized();
+      }
+      for (int i = 0; i < n; ++i) table.Set(vocab[static_cast<size_t>(i)], assign[static_cast<size_t>(i)]);
+      table.set_clusters(k);
+      sources.push_back(fmt::format("glove-kmeans(k={},words={})", k, n));
+    } else {
+      sources.push_back("no-glove(" + lex.status().message().substr(0, 80) + ")");
+    }
+  }
+  if (wordnet) {
+    std::unordered_set<std::string> seen;
+    auto add = [&](const std::string& w) {
+      if (!seen.insert(w).second) return;
+      const std::string l = WordNetLexname(*wordnet, w);
+      if (!l.empty()) table.SetLexname(w, l);
+    };
+    for (const auto& w : vocab) add(w);
+    for (const auto& w : extra_words) add(w);
+    sources.push_back("wordnet");
+  }
+  std::string s;
+  for (const auto& x : sources) s += (s.empty() ? "" : ",") + x;
+  table.set_sources(s);
+  if (note) *note = s;
+  return table;
+}
+
+EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns, const std::string& name,
+                    float threshold) {
+  EvalReport r;
+  r.name = name;
+  r.turns = turns.size();
+  std::vector<std::vector<Assertion>> preds(turns.size());
+  const auto t0 = Clock::now();
+  for (size_t i = 0; i < turns.size(); ++i) {
+    Turn t;
+    t.id = turns[i].id;
+    t.speaker = turns[i].speaker;
+    t.text = turns[i].text;
+    preds[i] = ex.Extract(t, static_cast<int64_t>(i + 1));
+  }
+  r.us_per_turn = turns.empty() ? 0 : Since(t0) * 1e6 / static_cast<double>(turns.size());
+  auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  // Speaker heads must be the speaker; third-party heads must name the gold holder mention.
+  auto head_ok = [&](const Assertion& a, const GoldFact& g, const std::string& text) {
+    if (g.head_is_speaker) return a.head_is_speaker;
+    if (a.head_is_speaker) return false;
+    const std::string gold = lower(text.substr(static_cast<size_t>(g.head_begin), static_cast<size_t>(g.head_end - g.head_begin)));
+    const std::string pred = lower(a.head);
+    return pred.find(gold) != std::string::npos || gold.find(pred) != std::string::npos;
+  };
+  for (size_t i = 0; i < turns.size(); ++i) {
+    std::vector<const Assertion*> kept;
+    for (const auto& a : preds[i]) if (a.confidence >= threshold) kept.push_back(&a);
+    const auto& gold = turns[i].facts;
+    r.gold += gold.size();
+    r.predicted += kept.size();
+    auto match = [&](int level, Prf* total, bool breakdown) {
+      std::vector<char> used(gold.size(), 0);
+      for (const Assertion* a : kept) {
+        int hit = -1;
+        for (size_t g = 0; g < gold.size() && hit < 0; ++g) {
+          if (used[g] || !Overlap(a->tail_begin, a->tail_end, gold[g].tail_begin, gold[g].tail_end)) continue;
+          if (level >= 1 && a->relation != gold[g].relation) continue;
+          if (level >= 2 && a->modality != gold[g].modality) continue;
+          if (level >= 3 && !head_ok(*a, gold[g], turns[i].text)) continue;
+          hit = static_cast<int>(g);
+        }
+        if (hit >= 0) {
+          used[static_cast<size_t>(hit)] = 1;
+          total->tp++;
+          if (breakdown) {
+            r.per_relation[a->relation].tp++;
+            r.per_modality[ModalityName(a->modality)].tp++;
+          }
+        } else {
+          total->fp++;
+          if (breakdown) {
+            r.per_relation[a->relation].fp++;
+            r.per_modality[ModalityName(a->modality)].fp++;
+          }
+        }
+      }
+      for (size_t g = 0; g < gold.size(); ++g)
+        if (!used[g]) {
+          total->fn++;
+          if (breakdown) {
+            r.per_relation[gold[g].relation].fn++;
+            r.per_modality[ModalityName(gold[g].modality)].fn++;
+          }
+        }
+    };
+    match(0, &r.span_only, false);
+    match(1, &r.relation_only, false);
+    match(2, &r.strict, true);
+    match(3, &r.head, false);
+  }
+  return r;
+}
+
+std::string FormatReport(const EvalReport& r) {
+  std::string s = fmt::format("== {}: {} turns, {} gold assertions, {} predicted (>= threshold), {:.1f} us/turn\n",
+                              r.name, r.turns, r.gold, r.predicted, r.us_per_turn);
+  auto row = [](const std::string& name, const Prf& p) {
+    return fmt::format("  {:<22} {:>6.3f} {:>6.3f} {:>6.3f} {:>6} {:>6} {:>6}\n", name, p.precision(), p.recall(),
+                       p.f1(), p.tp, p.fp, p.fn);
+  };
+  const std::string head = fmt::format("  {:<22} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}\n", "match", "P", "R", "F1", "tp",
+                                       "fp", "fn");
+  s += head;
+  s += row("strict (rel+mod+span)", r.strict);
+  s += row("relation+span", r.relation_only);
+  s += row("span only", r.span_only);
+  s += row("strict + head", r.head);
+  s += "  per relation (strict)\n";
+  for (const auto& [k, v] : r.per_relation) s += row(k, v);
+  s += "  per modality (strict)\n";
+  for (const auto& [k, v] : r.per_modality) s += row(k, v);
+  return s;
+}
+
+// ------------------------------------------------------------------ CLI
+int RunTrainExtractor(const TrainExtractorArgs& args) {
+  const auto t0 = Clock::now();
+  const std::string root = RepoRoot();
+  const std::string out_dir = (args.out_dir.empty() ? (root + "/models") : args.out_dir) + "/extractor";
+  // (a) IPR-synth train split with turn-level facts.
+  IprConfig cfg;
+  cfg.seed = args.seed;
+  cfg.split = "train";
+  cfg.dialogues = args.ipr_dialogues;
+  cfg.filler_path = args.filler_path;
+  if (!cfg.filler_path.empty() && !fs::exists(cfg.filler_path)) {
+    fmt::print(stderr, "note: IPR filler {} not found; using generated chit-chat only\n", cfg.filler_path);
+    cfg.filler_path.clear();
+  }
+  std::string json;
+  if (Status st = GenerateIpr(cfg, &json); !st.ok()) {
+    fmt::print(stderr, "train extractor: {}\n", st.ToString());
+    return 1;
+  }
+  auto ipr = ParseIprFacts(json, "ipr-train");
+  if (!ipr.ok()) {
+    fmt::print(stderr, "train extractor: {}\n", ipr.status().ToString());
+    return 1;
+  }
+  std::vector<AnnotatedTurn> train = std::move(ipr).value();
+  const size_t n_ipr = train.size();
+  // (c) extraction drills for the relations IPR-synth does not cover.
+  for (auto& d : GenerateDrills(args.drills, args.seed + 1)) train.push_back(std::move(d));
+  // (b) odd-id handwritten annotations.
+  const std::string hand_path =
+      args.handwritten_path.empty() ? root + "/data/annotations/handwritten.jsonl" : args.handwritten_path;
+  size_t n_hand = 0;
+  if (fs::exists(hand_path)) {
+    auto hand = LoadHandwritten(hand_path, 1);
+    if (!hand.ok()) {
+      fmt::print(stderr, "train extractor: {}\n", hand.status().ToString());
+      return 1;
+    }
+    n_hand = hand->size();
+    for (auto& h : *hand) {
+      if (h.id.empty() || h.id[0] != 'H') h.id = "H" + h.id;
+      train.push_back(std::move(h));
+    }
+  } else {
+    fmt::print(stderr, "note: {} not found; training on IPR-synth only\n", hand_path);
+  }
+  // Knowledge sources.
+  std::shared_ptr<const WordNet> wn;
+  if (args.wordnet) {
+    if (auto w = WordNet::Open(); w.ok()) wn = *w;
+    else fmt::print(stderr, "note: WordNet unavailable ({}); no lexname features\n", w.status().message());
+  }
+  std::shared_ptr<const Ontology> onto;
+  if (args.ontology) {
+    if (auto o = Ontology::LoadDefault(); o.ok()) onto = *o;
+    else fmt::print(stderr, "note: ontology unavailable ({}); no gazetteer features\n", o.status().message());
+  }
+  std::string wired;
+  const FeatureResources res = MakeResources(wn, onto, &wired);
+  std::vector<std::string> extra;
+  {
+    std::unordered_set<std::string> seen;
+    for (const auto& t : train)
+      for (const auto& tok : TokenizeWithOffsets(t.text))
+        if (!tok.punct && seen.insert(tok.lower).second) extra.push_back(tok.lower);
+  }
+  const std::string lex_path = args.lexicon_path.empty() ? DefaultLexiconPath() : args.lexicon_path;
+  std::string note;
+  const auto tw = Clock::now();
+  ClusterTable words = BuildWordTable(lex_path, args.clusters, args.cluster_words, wn.get(), extra, &note);
+  if (onto) note += ",gazetteer";
+  words.set_sources(note);
+  const double word_secs = Since(tw);
+  TrainOptions topt = args.train;
+  TrainStats stats;
+  auto models = TrainModels(train, std::move(words), res, topt, &stats);
+  if (Status st = models->Save(out_dir); !st.ok()) {
+    fmt::print(stderr, "train extractor: {}\n", st.ToString());
+    return 1;
+  }
+  fmt::print("trained extractor on {} turns ({} IPR-synth train from {} dialogues, {} drills, {} handwritten odd-id), "
+             "{} facts\n", stats.turns, n_ipr, args.ipr_dialogues, args.drills, n_hand, stats.facts);
+  fmt::print("word table: {} ({:.1f}s); resources: {}\n", note, word_secs, wired.empty() ? "none" : wired);
+  fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
+             stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));
+  for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin"}) {
+    std::error_code ec;
+    fmt::print("  {}/{}: {} bytes\n", out_dir, f, fs::file_size(fs::path(out_dir) / f, ec));
+  }
+  return 0;
+}
+
+int RunEvalExtractor(const EvalExtractorArgs& args) {
+  const std::string root = RepoRoot();
+  ExtractorOptions eo;
+  eo.models_dir = args.models_dir;
+  eo.threshold = args.threshold;
+  const std::string dir = args.models_dir.empty() ? DefaultModelsDir() : args.models_dir;
+  // Resources as at training time (recorded in the word table).
+  auto probe = ExtractorModels::Load(dir + "/extractor");
+  if (!probe.ok()) {
+    fmt::print(stderr, "eval extractor: {}\n", probe.status().ToString());
+    return 1;
+  }
+  const std::string sources = (*probe)->clusters.sources();
+  std::shared_ptr<const WordNet> wn;
+  if (sources.find("wordnet") != std::string::npos)
+    if (auto w = WordNet::Open(); w.ok()) wn = *w;
+  std::shared_ptr<const Ontology> onto;
+  if (sources.find("gazetteer") != std::string::npos)
+    if (auto o = Ontology::LoadDefault(); o.ok()) onto = *o;
+  const FeatureResources res = MakeResources(wn, onto);
+  std::shared_ptr<const Verifier> verifier;
+  std::shared_ptr<LlmVerifier> llm;
+  if (args.llm) {
+    llm = std::make_shared<LlmVerifier>(args.llm_options, std::make_shared<RuleVerifier>(res));
+    verifier = llm;
+  }
+  auto ex = Extractor::FromModels(std::shared_ptr<const ExtractorModels>(std::move(probe).value()), eo, res, verifier);
+  fmt::print("extractor models: {}/extractor (trained with: {}); threshold {:.2f}; verifier {}\n", dir, sources,
+             args.threshold, ex->verifier().name());
+  int rc = 0;
+  const std::string ann =
+      args.locomo_annotations.empty() ? root + "/data/annotations/locomo_dev5.jsonl" : args.locomo_annotations;
+  if (fs::exists(ann) && fs::exists(args.locomo_path)) {
+    auto turns = LoadLocomoAnnotations(ann, args.locomo_path);
+    if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "LoCoMo dev5 annotations (held out)", args.threshold)));
+    else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
+  } else {
+    fmt::print(stderr, "note: skipping LoCoMo annotations ({} or {} missing)\n", ann, args.locomo_path);
+  }
+  const std::string hand = args.handwritten_path.empty() ? root + "/data/annotations/handwritten.jsonl" : args.handwritten_path;
+  if (fs::exists(hand)) {
+    auto turns = LoadHandwritten(hand, 0);
+    if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "handwritten even ids (held out)", args.threshold)));
+    else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
+  } else {
+    fmt::print(stderr, "note: skipping handwritten annotations ({} missing)\n", hand);
+  }
+  if (args.ipr_dev_dialogues > 0) {
+    IprConfig cfg;
+    cfg.seed = args.seed;
+    cfg.split = "dev";
+    cfg.dialogues = args.ipr_dev_dialogues;
+    cfg.filler_path = fs::exists(args.filler_path) ? args.filler_path : "";
+    std::string json;
+    Status st = GenerateIpr(cfg, &json);
+    auto turns = st.ok() ? ParseIprFacts(json, "ipr-dev") : StatusOr<std::vector<AnnotatedTurn>>(st);
+    if (turns.ok())
+      fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, fmt::format("IPR-synth dev ({} dialogues)", cfg.dialogues),
+                                               args.threshold)));
+    else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
+  }
+  if (llm) fmt::print("llm verifier: {} calls, {} fell back to the rules\n", llm->calls(), llm->failures());
+  return rc;
+}
+
+}  // namespace ontomem::extract

@@ -1,0 +1,109 @@
+// Training and evaluation of the Step I extractor (`ontomem train extractor`, `ontomem eval
+// extractor`). Training data: the IPR-synth train split generated in-process (turn-level
+// "facts"), plus the odd-id handwritten annotations. Evaluation: the LoCoMo annotations and the
+// even-id handwritten annotations (never trained on) and the IPR-synth dev split.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extract/annotations.h"
+#include "extract/extractor.h"
+#include "extract/models.h"
+
+namespace ontomem {
+class WordNet;
+}
+
+namespace ontomem::extract {
+
+struct TrainOptions {
+  int tagger_epochs = 8;     // perceptron passes
+  int relation_epochs = 10;
+  int scorer_epochs = 25;    // MLP (Adam) passes over the out-of-fold candidates
+  int scorer_hidden = 256;   // the paper's size
+  int handwritten_repeat = 3;  // how often each non-IPR turn is seen per epoch
+  uint64_t seed = 7;
+  bool verbose = false;
+};
+
+struct TrainStats {
+  size_t turns = 0, facts = 0, scorer_examples = 0, scorer_positives = 0;
+  double seconds = 0;
+};
+
+// Trains tagger, relation classifier (2-fold out-of-fold spans as negatives) and scorer
+// (on out-of-fold candidates) on `train`. `words` is the frozen word table (clusters/lexnames;
+// may be empty). Turns whose ids start with "H" count as handwritten (repeated).
+std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& train, ClusterTable words,
+                                             const FeatureResources& res, const TrainOptions& options,
+                                             TrainStats* stats = nullptr);
+
+// GloVe k-means clusters over the `top_words` most frequent alphabetic lexicon words plus
+// WordNet lexnames for those and for `extra_words`. Either source may be missing (empty path /
+// null WordNet); `note` says what was used.
+ClusterTable BuildWordTable(const std::string& lexicon_path, int k, int top_words, const WordNet* wordnet,
+                            const std::vector<std::string>& extra_words, std::string* note);
+
+struct Prf {
+  int64_t tp = 0, fp = 0, fn = 0;
+  double precision() const { return tp + fp ? static_cast<double>(tp) / static_cast<double>(tp + fp) : 0; }
+  double recall() const { return tp + fn ? static_cast<double>(tp) / static_cast<double>(tp + fn) : 0; }
+  double f1() const {
+    const double p = precision(), r = recall();
+    return p + r > 0 ? 2 * p * r / (p + r) : 0;
+  }
+};
+
+struct EvalReport {
+  std::string name;
+  size_t turns = 0, gold = 0, predicted = 0;
+  Prf strict;         // same relation, same modality, overlapping tail span
+  Prf relation_only;  // same relation, overlapping tail span
+  Prf span_only;      // overlapping tail span
+  Prf head;           // strict + same head (speaker, or overlapping holder span)
+  std::map<std::string, Prf> per_relation;  // strict, keyed by relation
+  std::map<std::string, Prf> per_modality;  // strict, keyed by modality name
+  double us_per_turn = 0;  // Extract wall time per turn, one thread
+};
+
+// Runs `extractor` on every turn; predictions with confidence >= threshold count.
+EvalReport Evaluate(const Extractor& extractor, const std::vector<AnnotatedTurn>& turns, const std::string& name,
+                    float threshold);
+std::string FormatReport(const EvalReport& report);
+
+// ---- CLI entry points (print to stdout/stderr, return a process exit code) ----
+struct TrainExtractorArgs {
+  std::string out_dir;           // where extractor/*.bin go; "" = DefaultModelsDir()
+  int ipr_dialogues = 500;       // IPR-synth train dialogues generated in-process
+  int drills = 3000;             // generated drill utterances (extract/drills.h) for all relations
+  uint64_t seed = 20261202;      // IPR-synth seed (the frozen splits' seed)
+  std::string filler_path = "../shared/data/locomo/locomo_dev5.json";  // IPR filler; "" = none
+  std::string handwritten_path;  // "" = <repo>/data/annotations/handwritten.jsonl (odd ids used)
+  std::string lexicon_path;      // "" = DefaultLexiconPath(); missing -> no GloVe clusters
+  int clusters = 256;            // k of the GloVe k-means
+  int cluster_words = 20000;     // most frequent lexicon words clustered
+  bool wordnet = true;           // WordNet lexnames (if installed)
+  bool ontology = true;          // gazetteer features (if the ontology loads)
+  TrainOptions train;
+};
+int RunTrainExtractor(const TrainExtractorArgs& args);
+
+struct EvalExtractorArgs {
+  std::string models_dir;          // "" = DefaultModelsDir()
+  std::string locomo_annotations;  // "" = <repo>/data/annotations/locomo_dev5.jsonl
+  std::string locomo_path = "../shared/data/locomo/locomo_dev5.json";
+  std::string handwritten_path;    // "" = <repo>/data/annotations/handwritten.jsonl (even ids)
+  int ipr_dev_dialogues = 200;     // IPR-synth dev dialogues; 0 = skip
+  uint64_t seed = 20261202;
+  std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
+  float threshold = 0.5f;
+  bool llm = false;                // verify with an LLM endpoint instead of the rules
+  LlmVerifierOptions llm_options;
+};
+int RunEvalExtractor(const EvalExtractorArgs& args);
+
+}  // namespace ontomem::extract

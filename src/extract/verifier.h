@@ -1,0 +1,78 @@
+// Step I verification: a candidate triple {head, relation, tail} plus its turn in, a verdict
+// out. The default is rule-based (no I/O); LlmVerifier asks an OpenAI-compatible chat endpoint
+// and falls back to the rules on any failure. Verification only confirms or rejects (and may
+// normalise the relation); it never invents a triple.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "extract/assertion.h"
+#include "extract/features.h"
+#include "ontomem/types.h"
+
+namespace ontomem::extract {
+
+struct Verdict {
+  bool valid = true;
+  std::string relation;  // normalised relation id; empty = keep the candidate's
+  std::string reason;    // why it was rejected ("negation cue", "type mismatch", ...); "" if valid
+  bool fallback = false; // LlmVerifier: the endpoint failed and the rule verdict was used
+};
+
+class Verifier {
+ public:
+  virtual ~Verifier() = default;
+  // Must be thread-safe: Extractor::Extract calls it concurrently.
+  virtual Verdict Verify(const Assertion& candidate, const Turn& turn) const = 0;
+  virtual std::string name() const = 0;
+};
+
+// Rules: (1) the tail is a content mention (not a pronoun or stop word); (2) the ontology type
+// check (FeatureResources::type_check) does not reject the (relation, tail) pair; (3) polarity:
+// an asserted positive relation whose clause negates it ("I don't own a car" -> OWNS asserted)
+// is rejected; (4) head resolution: reported facts need a third-party head, and a third-party
+// head needs the reported modality.
+class RuleVerifier : public Verifier {
+ public:
+  explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
+  Verdict Verify(const Assertion& candidate, const Turn& turn) const override;
+  std::string name() const override { return "rules"; }
+
+ private:
+  FeatureResources res_;
+};
+
+struct LlmVerifierOptions {
+  std::string base_url = "http://127.0.0.1:8080";  // scheme://host:port of the server
+  std::string model = "default";                  // the "model" field of the request
+  std::string api_key;                            // sent as "Authorization: Bearer" if set
+  int timeout_ms = 2000;                          // connect + read timeout per call
+};
+
+// POST {base_url}/v1/chat/completions with a system prompt constraining the answer to the JSON
+// object {"valid": bool, "relation": "<one of the 16 ids>"}; temperature 0. Any failure
+// (connection, timeout, HTTP status, malformed JSON, unknown relation) falls back to
+// `fallback` (the rules if null) and is counted.
+// False when this build has no HTTP client (cpp-httplib not linked): LlmVerifier then always
+// falls back to its fallback verifier.
+bool LlmVerifierAvailable();
+
+class LlmVerifier : public Verifier {
+ public:
+  LlmVerifier(LlmVerifierOptions options, std::shared_ptr<const Verifier> fallback = nullptr);
+  Verdict Verify(const Assertion& candidate, const Turn& turn) const override;
+  std::string name() const override { return "llm"; }
+
+  int64_t calls() const { return calls_.load(); }
+  int64_t failures() const { return failures_.load(); }  // fell back to the rules
+
+ private:
+  LlmVerifierOptions options_;
+  std::shared_ptr<const Verifier> fallback_;
+  mutable std::atomic<int64_t> calls_{0}, failures_{0};
+};
+
+}  // namespace ontomem::extract

@@ -1,0 +1,142 @@
+// Concept lifting: maps an assertion tail (a mention such as "Titanic", "lasagna", "sushi") plus
+// the words of the utterance it came from to concepts of the ontology's inventories
+// ("genre:romance", "cuisine:italian", "cuisine:japanese"), and detects the domains a text is
+// about.
+//
+// Sources, tried in order; a later source only contributes concepts of inventories that no
+// earlier source covered:
+//   1. gazetteer: exact (normalised) name or alias of a seed entity -> its concept ids; the
+//      concept inventories' own labels and synonyms ("rom-com", "sci-fi") -> that concept;
+//   2. WordNet: morphy -> noun senses (most frequent first) -> hypernym closure and the
+//      domain pointers (";r" region, ";c" topic) of every synset on it -> the concepts whose
+//      WordNet hooks name one of their lemmas (lasagna -> pasta -> cuisine:italian,
+//      sushi -;r-> Japan -> cuisine:japanese);
+//   3. GloVe: cosine between the SIF sentence vector of "<tail> <context>" and each concept's
+//      anchor vector (SIF vector of its label, synonyms and anchor words), kept when
+//      >= LiftOptions::glove_min_similarity. The context matters: the word "titanic" alone sits
+//      near "thriller"; in "I love Titanic, such a beautiful love story" it lands on romance.
+//
+// Construction precomputes everything the calls need (hook tables, anchor vectors, domain
+// centroids); calls are const and thread-safe.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "embed/sif_embedder.h"
+#include "ontology/ontology.h"
+#include "ontology/wordnet.h"
+
+namespace ontomem {
+
+enum class LiftSource {
+  kGazetteer,  // a gazetteer entity's concepts
+  kSynonym,    // the tail is a concept's label or synonym
+  kWordNet,
+  kGlove,
+};
+const char* LiftSourceName(LiftSource source);  // "gazetteer", "synonym", "wordnet", "glove"
+
+struct ConceptHit {
+  std::string concept_id;  // "genre:romance"
+  std::string inventory;   // "genre"
+  float score = 0;         // 0..1; comparable across sources (gazetteer 1.0, synonym 0.95,
+                           // WordNet 0.5..0.9 by sense rank and depth, GloVe = cosine)
+  LiftSource source = LiftSource::kGazetteer;
+  std::string evidence;    // why: "gazetteer:Titanic", "wordnet:pasta@1", "wordnet:region:japan"
+};
+
+struct LiftOptions {
+  // Only these inventories (empty = all). Callers lifting a LIKES tail typically pass the
+  // inventories of Ontology::ConceptRelationsFor("LIKES").
+  std::vector<std::string> inventories;
+  bool use_gazetteer = true;
+  bool use_wordnet = true;
+  bool use_glove = true;
+  float glove_min_similarity = 0.35f;
+  // GloVe only considers inventories of the `glove_top_domains` domains nearest to
+  // "<tail> <context>" (sentence cosine to domain cue centroids + exact cue words).
+  bool glove_domain_filter = true;
+  size_t glove_top_domains = 3;
+  int wordnet_max_depth = 8;   // hypernym steps from the sense
+  int wordnet_max_senses = 3;  // most frequent noun senses considered
+  size_t max_hits = 8;
+};
+
+struct LiftResult {
+  std::vector<ConceptHit> hits;  // best first, one per concept
+  // Gazetteer entries matching the tail (best first: unambiguous, then by type support in
+  // the context); empty when none.
+  std::vector<const GazetteerEntry*> entities;
+  // True when the matched entity name is also a common word ("Heat", "Friends", "Queen") and
+  // the context did not support the entity's domains; its concept hits then score 0.5.
+  bool entity_ambiguous = false;
+};
+
+struct DomainHit {
+  std::string domain;  // "movies_tv"
+  float score = 0;
+};
+
+class ConceptLifter {
+ public:
+  // `wordnet` and `embedder` may be null: that source is then skipped (DetectDomains uses what
+  // is there: cue words always, GloVe and WordNet lexnames when available).
+  ConceptLifter(std::shared_ptr<const Ontology> ontology, std::shared_ptr<const WordNet> wordnet,
+                std::shared_ptr<const SifEmbedder> embedder);
+
+  // Concepts for `tail` said in `context` (the utterance text; may be empty).
+  LiftResult Lift(std::string_view tail, std::string_view context,
+                  const LiftOptions& options = {}) const;
+
+  // Domains `text` is about, best first, at most `max_domains`, score > 0 only. Score
+  // combines exact cue words (stemmed), the best per-word GloVe cosine to each domain's cue
+  // centroid, the sentence-level cosine, WordNet lexname votes of the content words, and
+  // the types of unambiguous gazetteer entities named in the text ("Tokyo" -> travel).
+  std::vector<DomainHit> DetectDomains(std::string_view text, size_t max_domains = 5) const;
+
+  const Ontology& ontology() const { return *ontology_; }
+
+ private:
+  struct HookMatch {
+    size_t concept_index;
+    std::string lemma;
+  };
+  // The WordNet pointers lifting needs, parsed once per synset and cached.
+  struct SynsetInfo {
+    std::vector<SynsetId> hypernyms, regions, topics;
+  };
+  SynsetInfo Info(SynsetId synset) const;
+  static uint64_t Key(SynsetId s) { return (uint64_t{static_cast<unsigned char>(s.pos)} << 32) | s.offset; }
+  void AddHits(std::vector<ConceptHit>* hits, size_t concept_index, float score,
+               LiftSource source, std::string evidence) const;
+  void LiftWordNet(const std::string& tail, const std::vector<bool>& allowed,
+                   const LiftOptions& options, std::vector<ConceptHit>* hits) const;
+  bool Embed(std::string_view text, std::vector<float>* out) const;
+  // How strongly the content words of `context` point at the domains of entity type `type`.
+  bool ContextSupportsType(std::string_view type, const std::vector<std::string>& context_tokens,
+                           const std::vector<float>& context_vec) const;
+  bool IsCommonWord(const GazetteerEntry& e) const;
+
+  std::shared_ptr<const Ontology> ontology_;
+  std::shared_ptr<const WordNet> wordnet_;
+  std::shared_ptr<const SifEmbedder> embedder_;
+  int dim_ = 0;
+
+  // Synsets of the concepts' WordNet hook lemmas (all noun senses) -> concepts.
+  std::unordered_map<uint64_t, std::vector<HookMatch>> lemma_hooks_, region_hooks_, topic_hooks_;
+  mutable std::mutex cache_mu_;
+  mutable std::unordered_map<uint64_t, SynsetInfo> info_cache_;  // bounded, see Info()
+  std::vector<float> concept_vecs_;   // concepts x dim (zeros when nothing embeddable)
+  std::vector<float> domain_vecs_;    // domains x dim
+  std::unordered_map<std::string, std::vector<size_t>> cue_stems_;     // stem -> domains
+  std::unordered_map<std::string, std::vector<size_t>> lexname_domains_;
+  std::vector<bool> common_word_entity_;  // per gazetteer entry
+  std::vector<std::vector<size_t>> concept_domains_;  // per concept: its inventory's domains
+};
+
+}  // namespace ontomem

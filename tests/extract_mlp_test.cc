@@ -1,0 +1,90 @@
+#include "learn/mlp.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.h"
+
+namespace ontomem::learn {
+namespace {
+
+Mlp TrainXor(float* final_loss) {
+  Eigen::MatrixXf X(4, 2), Y(4, 1);
+  X << 0, 0, 0, 1, 1, 0, 1, 1;
+  Y << 0, 1, 1, 0;
+  Mlp m({2, 16, 1}, OutputActivation::kSigmoid, 3);
+  MlpTrainOptions o;
+  o.epochs = 3000;
+  o.batch_size = 4;
+  o.learning_rate = 0.02f;
+  o.l2 = 0;
+  *final_loss = m.Train(X, Y, o);
+  return m;
+}
+
+TEST(Mlp, LearnsXor) {
+  float loss = 0;
+  Mlp m = TrainXor(&loss);
+  EXPECT_LT(loss, 0.05f);
+  Eigen::VectorXf x(2);
+  x << 0, 0; EXPECT_LT(m.Forward(x)(0), 0.2f);
+  x << 0, 1; EXPECT_GT(m.Forward(x)(0), 0.8f);
+  x << 1, 0; EXPECT_GT(m.Forward(x)(0), 0.8f);
+  x << 1, 1; EXPECT_LT(m.Forward(x)(0), 0.2f);
+}
+
+TEST(Mlp, SoftmaxLearnsThreeClasses) {
+  Eigen::MatrixXf X(3, 3), Y(3, 3);
+  X.setIdentity();
+  Y.setIdentity();
+  Mlp m({3, 8, 3}, OutputActivation::kSoftmax, 5);
+  MlpTrainOptions o;
+  o.epochs = 500;
+  o.learning_rate = 0.02f;
+  m.Train(X, Y, o);
+  for (int i = 0; i < 3; ++i) {
+    Eigen::VectorXf p = m.Forward(X.row(i).transpose());
+    EXPECT_NEAR(p.sum(), 1.0f, 1e-4);
+    Eigen::Index best;
+    p.maxCoeff(&best);
+    EXPECT_EQ(best, i);
+  }
+}
+
+TEST(Mlp, SaveLoadRoundTrip) {
+  float loss = 0;
+  Mlp m = TrainXor(&loss);
+  const std::string dir = ontomem::testing::MakeTempDir("mlp");
+  const std::string path = dir + "/xor.bin";
+  ASSERT_TRUE(m.Save(path).ok());
+  auto back = Mlp::Load(path);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->sizes(), m.sizes());
+  EXPECT_EQ(back->output_activation(), m.output_activation());
+  Eigen::MatrixXf X(4, 2);
+  X << 0, 0, 0, 1, 1, 0, 1, 1;
+  EXPECT_TRUE(back->ForwardBatch(X).isApprox(m.ForwardBatch(X)));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Mlp, CorruptCheckpointIsRejected) {
+  Mlp m({4, 8, 2}, OutputActivation::kSoftmax, 1);
+  std::string bytes = m.Serialize();
+  std::string flipped = bytes;
+  flipped[flipped.size() - 3] ^= 0x40;
+  auto r = Mlp::Deserialize(flipped, "scorer.bin");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(r.status().message().find("checksum"), std::string::npos);
+  EXPECT_FALSE(Mlp::Deserialize(bytes.substr(0, bytes.size() - 4), "x").ok());
+  EXPECT_FALSE(Mlp::Deserialize("garbage", "x").ok());
+  std::string magic = bytes;
+  magic[0] = 'X';
+  EXPECT_NE(Mlp::Deserialize(magic, "x").status().message().find("magic"), std::string::npos);
+  EXPECT_EQ(Mlp::Load("/nonexistent/mlp.bin").status().code(), StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace ontomem::learn

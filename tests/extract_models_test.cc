@@ -1,0 +1,208 @@
+// Span tagger, relation model persistence, checkpoint errors and the rule verifier.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "extract/extractor.h"
+#include "extract/models.h"
+#include "extract/verifier.h"
+#include "test_util.h"
+
+namespace ontomem::extract {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Toy task: the tail is the noun after "the" following a cue verb; holders are "my <kin>".
+struct Toy {
+  std::string text;
+  int tb = -1, te = -1, hb = -1, he = -1;  // byte spans
+};
+
+Toy MakeToy(const std::string& noun, const std::string& kin, int form) {
+  Toy t;
+  std::string pre;
+  if (form == 0) pre = "I really love the ";
+  else if (form == 1) pre = "Honestly, I adore the ";
+  else {
+    t.hb = 3;
+    t.he = 3 + static_cast<int>(kin.size());
+    pre = "My " + kin + " loves the ";
+  }
+  t.text = pre + noun + " a lot.";
+  t.tb = static_cast<int>(pre.size());
+  t.te = t.tb + static_cast<int>(noun.size());
+  return t;
+}
+
+std::vector<int> Labels(const Prepared& p, const Toy& t) {
+  std::vector<int> l(p.tokens.size(), kTagO);
+  for (size_t i = 0; i < p.tokens.size(); ++i) {
+    const auto& k = p.tokens[i];
+    if (k.begin >= t.tb && k.end <= t.te) l[i] = k.begin == t.tb ? kTagBT : kTagIT;
+    if (t.hb >= 0 && k.begin >= t.hb && k.end <= t.he) l[i] = k.begin == t.hb ? kTagBH : kTagIH;
+  }
+  return l;
+}
+
+TEST(ExtractTagger, LearnsToyTaskAndGeneralisesToUnseenNouns) {
+  const std::vector<std::string> train_nouns = {"piano", "garden", "lake", "movie", "book", "song", "bakery", "museum",
+                                                "beach", "forest", "river", "castle", "painting", "show"};
+  const std::vector<std::string> test_nouns = {"violin", "stadium", "bridge", "novel", "opera", "market"};
+  const std::vector<std::string> kin = {"sister", "brother", "mum", "uncle"};
+  ClusterTable words;
+  FeatureResources res;
+  SpanTagger tagger(12);
+  for (int epoch = 0; epoch < 5; ++epoch)
+    for (size_t i = 0; i < train_nouns.size(); ++i)
+      for (int form = 0; form < 3; ++form) {
+        Toy t = MakeToy(train_nouns[i], kin[i % kin.size()], form);
+        Prepared p = Prepare(t.text, "Ana", words, res);
+        tagger.Learn(p, Labels(p, t));
+      }
+  tagger.Finish();
+  int ok = 0, total = 0;
+  for (const auto& n : test_nouns)
+    for (int form = 0; form < 3; ++form) {
+      Toy t = MakeToy(n, "sister", form);
+      Prepared p = Prepare(t.text, "Ana", words, res);
+      auto spans = tagger.Tag(p);
+      bool tail = false, holder = form != 2;
+      for (const auto& s : spans) {
+        const int b = p.tokens[static_cast<size_t>(s.begin)].begin, e = p.tokens[static_cast<size_t>(s.end - 1)].end;
+        if (!s.holder && b == t.tb && e == t.te) tail = true;
+        if (s.holder && b == t.hb && e == t.he) holder = true;
+      }
+      ok += tail && holder;
+      ++total;
+    }
+  EXPECT_GE(ok, total - 1) << ok << "/" << total;
+}
+
+TEST(ExtractTagger, EmptyModelTagsNothing) {
+  SpanTagger tagger(8);
+  ClusterTable words;
+  Prepared p = Prepare("I love jazz.", "Ana", words, {});
+  // All-zero weights: every label ties and argmax picks O.
+  EXPECT_TRUE(tagger.Tag(p).empty());
+}
+
+std::string SaveTinyModels() {
+  const std::string dir = ontomem::testing::MakeTempDir("extract_models") + "/extractor";
+  ExtractorModels m;
+  m.clusters.Set("jazz", 3);
+  m.clusters.SetLexname("jazz", "noun.communication");
+  m.scorer = learn::Mlp({kScorerInputs, 8, 1}, learn::OutputActivation::kSigmoid, 1);
+  EXPECT_TRUE(m.Save(dir).ok());
+  return dir;
+}
+
+TEST(ExtractModels, SaveLoadRoundTrip) {
+  const std::string dir = SaveTinyModels();
+  auto m = ExtractorModels::Load(dir);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->clusters.Find("jazz"), 3);
+  EXPECT_EQ((*m)->clusters.Lexname("jazz"), "noun.communication");
+  EXPECT_EQ((*m)->scorer.inputs(), kScorerInputs);
+  fs::remove_all(fs::path(dir).parent_path());
+}
+
+TEST(ExtractModels, CorruptedCheckpointGivesClearError) {
+  const std::string dir = SaveTinyModels();
+  {
+    std::fstream f(dir + "/relation.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f.put('\x7f');
+  }
+  auto m = ExtractorModels::Load(dir);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(m.status().message().find("relation.bin"), std::string::npos) << m.status().message();
+  EXPECT_NE(m.status().message().find("checksum"), std::string::npos) << m.status().message();
+  EXPECT_NE(m.status().message().find("ontomem train extractor"), std::string::npos) << m.status().message();
+  // Truncation.
+  fs::resize_file(dir + "/tagger.bin", 100);
+  fs::remove(dir + "/relation.bin");
+  auto t = ExtractorModels::Load(dir);
+  ASSERT_FALSE(t.ok());
+  fs::remove_all(fs::path(dir).parent_path());
+}
+
+TEST(ExtractModels, WrongKindAndMissingFile) {
+  const std::string dir = SaveTinyModels();
+  fs::copy_file(dir + "/tagger.bin", dir + "/scorer.bin", fs::copy_options::overwrite_existing);
+  auto m = ExtractorModels::Load(dir);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("expected 'SCOR'"), std::string::npos) << m.status().message();
+
+  ExtractorOptions o;
+  o.models_dir = "/nonexistent/models";
+  auto e = Extractor::Open(o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(e.status().message().find("ontomem train extractor"), std::string::npos) << e.status().message();
+  EXPECT_NE(e.status().message().find("/nonexistent/models/extractor/"), std::string::npos);
+  fs::remove_all(fs::path(dir).parent_path());
+}
+
+// ------------------------------------------------------------------ rule verifier
+Assertion Cand(const std::string& text, const std::string& tail, const std::string& rel, Modality m,
+               bool head_is_speaker = true) {
+  Assertion a;
+  a.relation = rel;
+  a.modality = m;
+  a.head_is_speaker = head_is_speaker;
+  a.head = head_is_speaker ? "Ana" : "brother";
+  const size_t b = text.find(tail);
+  a.tail_begin = static_cast<int32_t>(b);
+  a.tail_end = static_cast<int32_t>(b + tail.size());
+  a.tail = tail;
+  return a;
+}
+
+Turn MakeTurn(const std::string& text) {
+  Turn t;
+  t.speaker = "Ana";
+  t.text = text;
+  return t;
+}
+
+TEST(ExtractRuleVerifier, PolarityNegationAndHeads) {
+  RuleVerifier v;
+  const Turn neg = MakeTurn("I don't own a car anymore.");
+  EXPECT_FALSE(v.Verify(Cand(neg.text, "car", "OWNS", Modality::kAsserted), neg).valid);
+  EXPECT_TRUE(v.Verify(Cand(neg.text, "car", "OWNS", Modality::kNegated), neg).valid);
+  // A dislike is DISLIKES/asserted even with "don't".
+  const Turn dis = MakeTurn("I don't like horror films.");
+  EXPECT_TRUE(v.Verify(Cand(dis.text, "horror films", "DISLIKES", Modality::kAsserted), dis).valid);
+  EXPECT_FALSE(v.Verify(Cand(dis.text, "horror films", "LIKES", Modality::kAsserted), dis).valid);
+  // Reported speech needs a third-party head, and vice versa.
+  const Turn rep = MakeTurn("My brother loves jazz.");
+  EXPECT_TRUE(v.Verify(Cand(rep.text, "jazz", "LIKES", Modality::kReported, false), rep).valid);
+  EXPECT_FALSE(v.Verify(Cand(rep.text, "jazz", "LIKES", Modality::kReported, true), rep).valid);
+  EXPECT_FALSE(v.Verify(Cand(rep.text, "jazz", "LIKES", Modality::kAsserted, false), rep).valid);
+  // Hypothetical and past are left to the classifier.
+  const Turn hyp = MakeTurn("If I had more room I might get a dog.");
+  EXPECT_TRUE(v.Verify(Cand(hyp.text, "dog", "HAS_PET", Modality::kHypothetical), hyp).valid);
+  const Turn past = MakeTurn("I used to love horror films.");
+  EXPECT_TRUE(v.Verify(Cand(past.text, "horror films", "LIKES", Modality::kPast), past).valid);
+  // Function-word tails are rejected.
+  const Turn it = MakeTurn("I love it.");
+  EXPECT_FALSE(v.Verify(Cand(it.text, "it", "LIKES", Modality::kAsserted), it).valid);
+}
+
+TEST(ExtractRuleVerifier, OntologyTypeCheck) {
+  FeatureResources res;
+  res.type_check = [](std::string_view rel, std::string_view tail) { return rel == "HAS_PET" && tail == "paris" ? -1 : 0; };
+  RuleVerifier v(res);
+  const Turn t = MakeTurn("I have paris and a dog.");
+  Assertion a = Cand(t.text, "paris", "HAS_PET", Modality::kAsserted);
+  const Verdict r = v.Verify(a, t);
+  EXPECT_FALSE(r.valid);
+  EXPECT_EQ(r.reason, "type mismatch");
+  EXPECT_TRUE(v.Verify(Cand(t.text, "dog", "HAS_PET", Modality::kAsserted), t).valid);
+}
+
+}  // namespace
+}  // namespace ontomem::extract
