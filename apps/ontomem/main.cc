@@ -18,6 +18,7 @@
 #include "bench/plot.h"
 #include "bench/prefeval_compose.h"
 #include "embed/lexicon_cli.h"
+#include "extract/train.h"
 #include "ontomem/memory.h"
 
 namespace {
@@ -145,11 +146,17 @@ void PrintHits(const SearchResult& r) {
 nlohmann::json HitsJson(const SearchResult& r) {
   nlohmann::json j{{"method", r.method}, {"latency_us", r.latency_us}, {"candidates", r.candidates},
                    {"context_tokens", r.context_tokens}, {"hits", nlohmann::json::array()}};
+  if (!r.route.empty()) {
+    j["route"] = r.route;
+    j["graph_candidates"] = r.graph_candidates;
+    j["query_domains"] = r.query_domains;
+  }
   for (const auto& h : r.hits)
     j["hits"].push_back({{"id", h.turn.turn.id}, {"seq", h.turn.seq}, {"speaker", h.turn.turn.speaker},
                          {"text", h.turn.turn.text}, {"time_ms", h.turn.turn.time_ms},
                          {"score", h.score}, {"dense", h.dense_score}, {"bm25", h.bm25_score},
-                         {"dense_rank", h.dense_rank}, {"bm25_rank", h.bm25_rank}});
+                         {"dense_rank", h.dense_rank}, {"bm25_rank", h.bm25_rank},
+                         {"graph", h.graph_score}, {"path", h.path}});
   return j;
 }
 
@@ -158,7 +165,7 @@ int CmdSearch(const Common& c, const std::string& query, int k, const std::strin
   SearchOptions so;
   so.k = k;
   if (!ParseMethod(method, &so.method))
-    return Fail(Status::InvalidArgument("unknown --method " + method + " (dense, bm25, fusion)"));
+    return Fail(Status::InvalidArgument("unknown --method " + method + " (dense, bm25, fusion, full)"));
   so.asker = asker;
   so.context = context;
   auto mem = OpenMemory(c, false);
@@ -224,7 +231,7 @@ int main(int argc, char** argv) {
   bool json = false;
   search->add_option("query", query, "the query")->required();
   search->add_option("--k", k, "number of hits")->capture_default_str();
-  search->add_option("--method", method, "dense, bm25 or fusion")->capture_default_str();
+  search->add_option("--method", method, "dense, bm25, fusion or full")->capture_default_str();
   search->add_option("--asker", asker, "who asks (first-person words refer to them)");
   search->add_option("--context", context, "recent turns said before the query (repeatable)");
   search->add_flag("--json", json, "print JSON");
@@ -286,6 +293,27 @@ int main(int argc, char** argv) {
   compose->add_option("--kind", cc.kind, "explicit or choice")->required();
   compose->add_option("--seed", cc.seed, "random seed")->capture_default_str();
   compose->add_option("--out", compose_out, "output file")->required();
+
+  auto* train = app.add_subcommand("train", "train the learned components");
+  train->require_subcommand(1);
+  auto* train_ex = train->add_subcommand("extractor", "train the Step I extractor (tagger, relation classifier, scorer)");
+  extract::TrainExtractorArgs ta;
+  train_ex->add_option("--out", ta.out_dir, "models directory (default: <repo>/models)");
+  train_ex->add_option("--ipr-dialogues", ta.ipr_dialogues, "IPR-synth train dialogues")->capture_default_str();
+  train_ex->add_option("--seed", ta.seed, "IPR-synth seed")->capture_default_str();
+  train_ex->add_option("--filler", ta.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
+  train_ex->add_option("--lexicon", ta.lexicon_path, "lexicon file for GloVe clusters");
+  auto* eval = app.add_subcommand("eval", "evaluate the learned components on held-out data");
+  eval->require_subcommand(1);
+  auto* eval_ex = eval->add_subcommand("extractor", "assertion precision/recall on the held-out annotations and IPR dev");
+  extract::EvalExtractorArgs ea;
+  eval_ex->add_option("--models", ea.models_dir, "models directory (default: <repo>/models)");
+  eval_ex->add_option("--threshold", ea.threshold, "confidence threshold")->capture_default_str();
+  eval_ex->add_option("--ipr-dialogues", ea.ipr_dev_dialogues, "IPR-synth dev dialogues (0 = skip)")->capture_default_str();
+  eval_ex->add_option("--locomo", ea.locomo_path, "LoCoMo dev file the annotations point into")->capture_default_str();
+  eval_ex->add_flag("--llm", ea.llm, "verify with an OpenAI-compatible chat endpoint instead of the rules");
+  eval_ex->add_option("--llm-url", ea.llm_options.base_url, "endpoint base URL")->capture_default_str();
+  eval_ex->add_option("--llm-model", ea.llm_options.model, "model name")->capture_default_str();
 
   auto* lexicon = app.add_subcommand("lexicon", "build or check the embedding lexicon");
   lexicon->require_subcommand(1);
@@ -409,6 +437,8 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (*train_ex) return extract::RunTrainExtractor(ta);
+  if (*eval_ex) return extract::RunEvalExtractor(ea);
   if (*lbuild) return RunLexiconBuild(from, lout, int8);
   if (*lcheck) return RunLexiconCheck(lpath);
   return 0;

@@ -49,6 +49,7 @@ enum class Method {
   kDense,   // GloVe-SIF (or the configured embedder) cosine over the flat FAISS index
   kBm25,    // BM25 over stemmed, stop-word-free tokens of the turn and its predecessor
   kFusion,  // weighted fusion of both views (the default; see docs/RESULTS.md for why)
+  kFull,    // hybrid: the user's memory graph (graph-first) unified with the fused views
 };
 
 const char* MethodName(Method m);
@@ -73,6 +74,8 @@ struct Hit {
   double bm25_score = 0;   // BM25 score in the lexical view
   int dense_rank = 0;      // 1-based rank in the dense view, 0 if not retrieved there
   int bm25_rank = 0;       // 1-based rank in the lexical view, 0 if not retrieved there
+  double graph_score = 0;  // graph view (method full): edge weight x query-domain match
+  std::string path;        // method full: the edge that brought the turn ("ana -LIKES-> titanic")
 };
 
 struct SearchResult {
@@ -81,6 +84,9 @@ struct SearchResult {
   int64_t latency_us = 0;      // time spent inside Search
   int64_t context_tokens = 0;  // whitespace tokens of the returned turns (what a prompt would pay)
   int64_t candidates = 0;      // number of turns scored
+  std::string route;           // method full: "graph-first" or "dense-first"
+  int64_t graph_candidates = 0;  // method full: turns the graph view proposed
+  std::vector<std::string> query_domains;  // method full: detected domains of the query
 };
 
 }  // namespace ontomem

@@ -15,6 +15,7 @@
 
 #include "bench/dataset.h"
 #include "engine/memory_impl.h"
+#include "engine/pipeline.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -53,8 +54,9 @@ Status MethodSetup(const std::string& name, const BenchConfig& config, Method* m
   *rc = config.retriever;
   if (name == "fusion-rrf") { *method = Method::kFusion; rc->fusion = FusionKind::kRrf; return Status::Ok(); }
   if (name == "fusion-weighted") { *method = Method::kFusion; rc->fusion = FusionKind::kWeighted; return Status::Ok(); }
+  if (name == "full-no-promotion") { *method = Method::kFull; rc->use_promoted = false; return Status::Ok(); }
   if (ParseMethod(name, method)) return Status::Ok();
-  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, fusion-rrf, fusion-weighted)", name));
+  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, full, fusion-rrf, fusion-weighted, full-no-promotion)", name));
 }
 
 }  // namespace
@@ -101,6 +103,11 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   else if (name == "neighbour_weight") c->retriever.neighbour_weight = v;
   else if (name == "fusion_dense_weight") c->retriever.fusion_dense_weight = v;
   else if (name == "rrf_k") c->retriever.rrf_k = v;
+  else if (name == "w_graph") c->retriever.w_graph = v;
+  else if (name == "graph_domain_share") c->retriever.graph_domain_share = v;
+  else if (name == "lexical_route_z") c->retriever.lexical_route_z = v;
+  else if (name == "w_dense") c->retriever.w_dense = v;
+  else if (name == "max_query_domains") c->retriever.max_query_domains = static_cast<size_t>(v);
   else if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
   else if (name == "speaker_weight") c->lexical.speaker_weight = v;
   else if (name == "sif_a") c->sif.sif_a = v;
@@ -136,6 +143,13 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     opts.embedder = config.embedder;
     ASSIGN_OR_RETURN(auto store, OpenSqliteStore(opts.data_dir, true, Durability::kFull));
     MemoryImpl mem(opts, std::move(store), config.embedder, config.retriever, config.lexical);
+    // The graph is built only when a method reads it, so baseline ingest costs stay comparable.
+    bool needs_graph = config.extract_facts;
+    for (const auto& s : setups) needs_graph |= s.first == Method::kFull;
+    if (needs_graph) {
+      ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(opts, config.embedder));
+      mem.set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
+    }
 
     std::vector<MethodAcc> acc(setups.size());
     size_t questions = 0, skipped_evidence = 0, turns_total = 0;

@@ -11,6 +11,7 @@ const char* MethodName(Method m) {
     case Method::kDense: return "dense";
     case Method::kBm25: return "bm25";
     case Method::kFusion: return "fusion";
+    case Method::kFull: return "full";
   }
   return "unknown";
 }
@@ -19,6 +20,7 @@ bool ParseMethod(const std::string& name, Method* out) {
   if (name == "dense") *out = Method::kDense;
   else if (name == "bm25") *out = Method::kBm25;
   else if (name == "fusion") *out = Method::kFusion;
+  else if (name == "full") *out = Method::kFull;
   else return false;
   return true;
 }

@@ -32,7 +32,7 @@ StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
   auto impl = std::make_unique<MemoryImpl>(options, std::move(store), embedder);
   if (options.extract_facts) {
     ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(options, embedder));
-    impl->set_fact_pipeline(pipeline.extractor, pipeline.policy);
+    impl->set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
     impl->set_known_relations(pipeline.relations);
   }
   return std::unique_ptr<Memory>(std::move(impl));
@@ -312,7 +312,7 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
     {
       std::shared_lock<std::shared_mutex> lock(slot->mu);
       if (slot->evicted || !slot->mem) continue;
-      result = Retrieve(*slot->mem, *embedder_, query, options, retriever_);
+      result = Retrieve(*slot->mem, *embedder_, query, options, retriever_, &graph_context_);
     }
     Account(ck, slot.get());
     EvictOverBudget(ck);

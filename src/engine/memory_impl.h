@@ -26,9 +26,11 @@ class MemoryImpl : public Memory {
 
   // Step I and II wiring (Open does this from the ontology and models; tests inject fakes).
   // Null extractor: no extraction, the graph holds explicit facts only.
-  void set_fact_pipeline(std::shared_ptr<const FactExtractor> extractor, GraphPolicy policy) {
+  void set_fact_pipeline(std::shared_ptr<const FactExtractor> extractor, GraphPolicy policy,
+                         GraphContext graph_context = {}) {
     extractor_ = std::move(extractor);
     policy_ = std::move(policy);
+    graph_context_ = std::move(graph_context);
   }
   // Validates a relation id for AddFact (the ontology's list); empty = any upper-case id.
   void set_known_relations(std::set<std::string> relations) { known_relations_ = std::move(relations); }
@@ -78,6 +80,7 @@ class MemoryImpl : public Memory {
   LexicalConfig lexical_;
   std::shared_ptr<const FactExtractor> extractor_;
   GraphPolicy policy_;
+  GraphContext graph_context_;
   std::set<std::string> known_relations_;
 
   mutable std::mutex cache_mu_;

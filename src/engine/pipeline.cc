@@ -58,13 +58,29 @@ GraphPolicy MakeGraphPolicy(std::shared_ptr<const Ontology> ontology,
 
 namespace {
 
+// Adds the domain the extractor leaves open: what the turn is about, by the lifter's domain
+// detector, so the graph view can match edges to a query's domain.
 class ExtractorAdapter : public FactExtractor {
  public:
-  explicit ExtractorAdapter(std::unique_ptr<extract::Extractor> e) : e_(std::move(e)) {}
-  std::vector<Assertion> Extract(const Turn& turn, int64_t seq) const override { return e_->Extract(turn, seq); }
+  ExtractorAdapter(std::unique_ptr<extract::Extractor> e, std::shared_ptr<const ConceptLifter> lifter)
+      : e_(std::move(e)), lifter_(std::move(lifter)) {}
+  std::vector<Assertion> Extract(const Turn& turn, int64_t seq) const override {
+    std::vector<Assertion> out = e_->Extract(turn, seq);
+    std::string turn_domain;
+    for (Assertion& a : out) {
+      if (!a.domain.empty()) continue;
+      if (turn_domain.empty()) {
+        auto d = lifter_->DetectDomains(turn.text, 1);
+        turn_domain = d.empty() ? "-" : d.front().domain;
+      }
+      if (turn_domain != "-") a.domain = turn_domain;
+    }
+    return out;
+  }
 
  private:
   std::unique_ptr<extract::Extractor> e_;
+  std::shared_ptr<const ConceptLifter> lifter_;
 };
 
 }  // namespace
@@ -85,7 +101,12 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   eo.threshold = options.fact_threshold;
   auto ex = extract::Extractor::Open(eo, extract::MakeResources(wordnet, fp.ontology));
   if (!ex.ok()) return ex.status().WithContext("fact extraction (Options::extract_facts)");
-  fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex));
+  fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex), fp.lifter);
+  fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view text) {
+    std::vector<std::pair<std::string, float>> out;
+    for (const DomainHit& h : lifter->DetectDomains(text, 3)) out.emplace_back(h.domain, h.score);
+    return out;
+  };
   fp.policy = MakeGraphPolicy(fp.ontology, fp.lifter, options.promote_private_categories);
   for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;

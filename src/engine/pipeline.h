@@ -8,6 +8,7 @@
 
 #include "engine/fact_extractor.h"
 #include "graph/memory_graph.h"
+#include "retrieve/retriever.h"
 #include "ontomem/options.h"
 #include "ontology/concept_lifter.h"
 #include "ontology/ontology.h"
@@ -29,6 +30,7 @@ struct FactPipeline {
   std::set<std::string> relations;  // the ontology's assertion relation ids
   std::shared_ptr<const Ontology> ontology;
   std::shared_ptr<const ConceptLifter> lifter;
+  GraphContext graph_context;  // query-domain detection for the graph view
 };
 
 // Errors name the fix: a missing ontology (ONTOMEM_ONTOLOGY), missing extractor models

@@ -62,6 +62,18 @@ const V kOpen = {"", "", "", "Honestly, ", "Oh, ", "Yeah, ", "You know, ", "Well
 const V kClose = {".", ".", "!", "!", " and it's great.", ", haha.", "...", " these days.", ", to be honest.",
                   " - it means a lot to me.", ". What about you?", ". How about you?", " :)"};
 
+// Sentences that state no lasting fact (greetings, feelings of the moment, one-off events,
+// the addressee), used around the fact sentences.
+const V kFiller = {"That's so cool!", "Thanks for asking.", "It was a long day at work today.",
+                   "We had a great time last weekend.", "How have you been?", "That sounds like a lot of fun.",
+                   "I'm so happy for you!", "It really made my day.", "The weather has been crazy lately.",
+                   "I went to a concert last night.", "We should catch up soon.", "Congrats on the new job!",
+                   "What have you been up to?", "It was such a relief.", "I'm so tired today.",
+                   "Let me know how it goes!", "That's a great idea.", "I totally get that.",
+                   "Life has been busy.", "Good luck with everything!", "Wow, that's amazing!",
+                   "You're doing great.", "I saw the pictures you posted.", "It's been a crazy week.",
+                   "Thanks, that means a lot.", "I can't wait to hear more about it."};
+
 struct Tmpl {
   const char* relation;  // "" = no fact (negative example)
   const char* modality;
@@ -161,6 +173,31 @@ const std::vector<Tmpl>& Templates() {
       {"BELIEVES", "asserted", "I believe in {x}", &kBeliefs}, {"BELIEVES", "asserted", "I'm {x}", &kFaiths},
       {"BELIEVES", "asserted", "I truly believe in {x}", &kBeliefs}, {"BELIEVES", "past", "I used to believe in {x}", &kBeliefs},
       {"BELIEVES", "reported", "my {h} believes in {x}", &kBeliefs, true},
+      // more surface variety
+      {"LIKES", "asserted", "{x} has always been my thing", &kLikeThings},
+      {"LIKES", "asserted", "I've been really into {x} lately", &kActivities},
+      {"LIKES", "asserted", "I'm crazy about {x}", &kLikeThings}, {"LIKES", "asserted", "{x} always cheers me up", &kLikeThings},
+      {"LIKES", "asserted", "I find {x} so relaxing", &kActivities}, {"LIKES", "asserted", "I get so much joy from {x}", &kActivities},
+      {"HAS_HABIT", "asserted", "I try to {x} every day", &kHabitVerbs}, {"HAS_HABIT", "asserted", "I started {x} recently", &kActivities},
+      {"HAS_HABIT", "asserted", "I {x} whenever I can", &kHabitVerbs}, {"HAS_HABIT", "asserted", "{x} is part of my daily routine", &kActivities},
+      {"HAS_HABIT", "asserted", "every Sunday I go {x}", &kActivities}, {"HAS_HABIT", "asserted", "I've been taking {x} classes", &kActivities},
+      {"OWNS", "asserted", "I bought a {x} last week", &kOwned}, {"OWNS", "asserted", "I finally got my own {x}", &kOwned},
+      {"OWNS", "asserted", "I've had my {x} for years", &kOwned}, {"OWNS", "asserted", "my new {x} is awesome", &kOwned},
+      {"OWNS", "asserted", "I'm fixing up my old {x}", &kOwned},
+      {"WANTS", "asserted", "I really want to {x}", &kGoals}, {"WANTS", "asserted", "one day I'd like to {x}", &kGoals},
+      {"WANTS", "asserted", "my goal is to {x}", &kGoals}, {"WANTS", "asserted", "I've always wanted to {x}", &kGoals},
+      {"WANTS", "asserted", "I'm saving up to {x}", &kGoals},
+      {"HAS_PET", "asserted", "my {x} keeps me company", &kPets}, {"HAS_PET", "asserted", "I'm taking care of my {x}", &kPets},
+      {"WORKS_AS", "asserted", "my job as a {x} keeps me busy", &kJobs}, {"WORKS_AS", "asserted", "I just started working as a {x}", &kJobs},
+      {"HAS_CONDITION", "asserted", "my {x} has been acting up", &kConditions}, {"HAS_CONDITION", "asserted", "I'm struggling with {x}", &kConditions},
+      {"LIVES_IN", "asserted", "I've lived in {x} all my life", &kPlaces}, {"LIVES_IN", "asserted", "life here in {x} is good", &kPlaces},
+      {"HAS_RELATIVE", "asserted", "my {x} just graduated", &kKin}, {"HAS_RELATIVE", "asserted", "I'm so proud of my {x}", &kKin},
+      {"HAS_RELATIVE", "asserted", "we visited my {x} last weekend", &kKin},
+      {"BELIEVES", "asserted", "I've always believed in {x}", &kBeliefs},
+      {"DISLIKES", "asserted", "{x} is just not for me", &kDislikeThings}, {"DISLIKES", "asserted", "I've never liked {x}", &kDislikeThings},
+      {"DISLIKES", "asserted", "I really dislike {x}", &kDislikeThings},
+      {"USES", "asserted", "I listen to everything on {x}", &kTools}, {"USES", "asserted", "I've been learning with {x}", &kTools},
+      {"AVOIDS", "asserted", "I try to avoid {x}", &kAvoid}, {"AVOIDS", "asserted", "I cut out {x} completely", &kAvoid},
       // negatives: questions, the addressee, one-off events
       {"", "", "do you like {x}?", &kLikeThings}, {"", "", "have you ever tried {x}?", &kActivities},
       {"", "", "you love {x}, right?", &kLikeThings}, {"", "", "what's your favorite thing about {x}?", &kLikeThings},
@@ -179,36 +216,43 @@ std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
   const auto& T = Templates();
   std::vector<AnnotatedTurn> out;
   for (int i = 0; i < n; ++i) {
-    const Tmpl& t = T[g() % T.size()];
-    std::string text = pick(kOpen);
-    const bool cap = text.empty() || (text.size() >= 2 && (text[text.size() - 2] == '.' || text[text.size() - 2] == '!'));
-    const size_t base = text.size();
-    const std::string x = pick(*t.tails);
-    const std::string h = pick(kKin);
-    const std::string nm = pick(kNames);
-    int32_t xb = -1, xe = -1, hb = -1, he = -1, nb = -1, ne = -1;
-    std::string body;
-    for (const char* p = t.pattern; *p;) {
-      if (p[0] == '{' && p[2] == '}') {
-        const char k = p[1];
-        const std::string& v = k == 'x' ? x : k == 'h' ? h : nm;
-        if (k == 'x') { xb = static_cast<int32_t>(base + body.size()); xe = xb + static_cast<int32_t>(v.size()); }
-        if (k == 'h') { hb = static_cast<int32_t>(base + body.size()); he = hb + static_cast<int32_t>(v.size()); }
-        if (k == 'n') { nb = static_cast<int32_t>(base + body.size()); ne = nb + static_cast<int32_t>(v.size()); }
-        body += v;
-        p += 3;
-      } else {
-        body.push_back(*p++);
-      }
-    }
-    if (cap && !body.empty() && body[0] >= 'a' && body[0] <= 'z') body[0] = static_cast<char>(body[0] - 'a' + 'A');
-    text += body;
-    if (body.back() != '?') text += pick(kClose);
     AnnotatedTurn a;
     a.id = fmt::format("drill/{}", i);
     a.speaker = pick(kNames);
-    a.text = text;
-    if (t.relation[0]) {
+    std::string& text = a.text;
+    if (g() % 100 < 35) text += pick(kFiller) + " ";
+    const int facts = g() % 100 < 20 ? 2 : 1;
+    for (int k = 0; k < facts; ++k) {
+      const Tmpl& t = T[g() % T.size()];
+      std::string open = k == 0 ? pick(kOpen) : "";
+      if (k > 0 && !text.empty() && text.back() != ' ') text += " ";
+      const bool cap = text.empty() || text.back() == ' ' ? (open.empty() || open.back() == ' ') : false;
+      text += open;
+      const bool cap_body = open.empty() ? cap : (open.size() >= 2 && (open[open.size() - 2] == '.' || open[open.size() - 2] == '!'));
+      const size_t base = text.size();
+      const std::string x = pick(*t.tails);
+      const std::string h = pick(kKin);
+      const std::string nm = pick(kNames);
+      int32_t xb = -1, xe = -1, hb = -1, he = -1, nb = -1, ne = -1;
+      std::string body;
+      for (const char* p = t.pattern; *p;) {
+        if (p[0] == '{' && p[2] == '}') {
+          const char c = p[1];
+          const std::string& v = c == 'x' ? x : c == 'h' ? h : nm;
+          const int32_t at = static_cast<int32_t>(base + body.size());
+          if (c == 'x') { xb = at; xe = at + static_cast<int32_t>(v.size()); }
+          if (c == 'h') { hb = at; he = at + static_cast<int32_t>(v.size()); }
+          if (c == 'n') { nb = at; ne = at + static_cast<int32_t>(v.size()); }
+          body += v;
+          p += 3;
+        } else {
+          body.push_back(*p++);
+        }
+      }
+      if (cap_body && !body.empty() && body[0] >= 'a' && body[0] <= 'z') body[0] = static_cast<char>(body[0] - 'a' + 'A');
+      text += body;
+      if (body.back() != '?') text += pick(kClose);
+      if (!t.relation[0]) continue;
       GoldFact f;
       f.relation = t.relation;
       ParseModality(t.modality, &f.modality);
@@ -221,13 +265,14 @@ std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
       }
       a.facts.push_back(f);
       if (t.kin_fact && hb >= 0) {
-        GoldFact k;
-        k.relation = "HAS_RELATIVE";
-        k.tail_begin = hb;
-        k.tail_end = he;
-        a.facts.push_back(k);
+        GoldFact kf;
+        kf.relation = "HAS_RELATIVE";
+        kf.tail_begin = hb;
+        kf.tail_end = he;
+        a.facts.push_back(kf);
       }
     }
+    if (g() % 100 < 25) text += " " + pick(kFiller);
     out.push_back(std::move(a));
   }
   return out;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -173,6 +174,15 @@ std::string RepoRoot() {
   return ".";
 }
 
+// A relative path that does not exist from the current directory is tried against the repo root
+// (so `ontomem train extractor` finds ../shared/... from any working directory).
+std::string Resolve(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
+  const fs::path alt = fs::path(root) / path;
+  return fs::exists(alt, ec) ? alt.lexically_normal().string() : path;
+}
+
 }  // namespace
 
 std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& train, ClusterTable words,
@@ -329,7 +339,13 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
   r.name = name;
   r.turns = turns.size();
   std::vector<std::vector<Assertion>> preds(turns.size());
-  const auto t0 = Clock::now();
+  // Thread CPU time: what one core spends, independent of other load on the machine.
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  };
+  const double c0 = cpu_now();
   for (size_t i = 0; i < turns.size(); ++i) {
     Turn t;
     t.id = turns[i].id;
@@ -337,7 +353,7 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
     t.text = turns[i].text;
     preds[i] = ex.Extract(t, static_cast<int64_t>(i + 1));
   }
-  r.us_per_turn = turns.empty() ? 0 : Since(t0) * 1e6 / static_cast<double>(turns.size());
+  r.us_per_turn = turns.empty() ? 0 : (cpu_now() - c0) * 1e6 / static_cast<double>(turns.size());
   auto lower = [](std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -400,7 +416,7 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
 }
 
 std::string FormatReport(const EvalReport& r) {
-  std::string s = fmt::format("== {}: {} turns, {} gold assertions, {} predicted (>= threshold), {:.1f} us/turn\n",
+  std::string s = fmt::format("== {}: {} turns, {} gold assertions, {} predicted (>= threshold), {:.1f} us CPU/turn\n",
                               r.name, r.turns, r.gold, r.predicted, r.us_per_turn);
   auto row = [](const std::string& name, const Prf& p) {
     return fmt::format("  {:<22} {:>6.3f} {:>6.3f} {:>6.3f} {:>6} {:>6} {:>6}\n", name, p.precision(), p.recall(),
@@ -430,7 +446,7 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   cfg.seed = args.seed;
   cfg.split = "train";
   cfg.dialogues = args.ipr_dialogues;
-  cfg.filler_path = args.filler_path;
+  cfg.filler_path = Resolve(args.filler_path, root);
   if (!cfg.filler_path.empty() && !fs::exists(cfg.filler_path)) {
     fmt::print(stderr, "note: IPR filler {} not found; using generated chit-chat only\n", cfg.filler_path);
     cfg.filler_path.clear();
@@ -545,12 +561,13 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   int rc = 0;
   const std::string ann =
       args.locomo_annotations.empty() ? root + "/data/annotations/locomo_dev5.jsonl" : args.locomo_annotations;
-  if (fs::exists(ann) && fs::exists(args.locomo_path)) {
-    auto turns = LoadLocomoAnnotations(ann, args.locomo_path);
+  const std::string locomo = Resolve(args.locomo_path, root);
+  if (fs::exists(ann) && fs::exists(locomo)) {
+    auto turns = LoadLocomoAnnotations(ann, locomo);
     if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "LoCoMo dev5 annotations (held out)", args.threshold)));
     else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
   } else {
-    fmt::print(stderr, "note: skipping LoCoMo annotations ({} or {} missing)\n", ann, args.locomo_path);
+    fmt::print(stderr, "note: skipping LoCoMo annotations ({} or {} missing)\n", ann, locomo);
   }
   const std::string hand = args.handwritten_path.empty() ? root + "/data/annotations/handwritten.jsonl" : args.handwritten_path;
   if (fs::exists(hand)) {
@@ -565,7 +582,8 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
     cfg.seed = args.seed;
     cfg.split = "dev";
     cfg.dialogues = args.ipr_dev_dialogues;
-    cfg.filler_path = fs::exists(args.filler_path) ? args.filler_path : "";
+    cfg.filler_path = Resolve(args.filler_path, root);
+    if (!fs::exists(cfg.filler_path)) cfg.filler_path.clear();
     std::string json;
     Status st = GenerateIpr(cfg, &json);
     auto turns = st.ok() ? ParseIprFacts(json, "ipr-dev") : StatusOr<std::vector<AnnotatedTurn>>(st);

@@ -67,7 +67,7 @@ struct EvalReport {
   Prf head;           // strict + same head (speaker, or overlapping holder span)
   std::map<std::string, Prf> per_relation;  // strict, keyed by relation
   std::map<std::string, Prf> per_modality;  // strict, keyed by modality name
-  double us_per_turn = 0;  // Extract wall time per turn, one thread
+  double us_per_turn = 0;  // Extract CPU time per turn (thread CPU clock, one thread)
 };
 
 // Runs `extractor` on every turn; predictions with confidence >= threshold count.
@@ -79,7 +79,7 @@ std::string FormatReport(const EvalReport& report);
 struct TrainExtractorArgs {
   std::string out_dir;           // where extractor/*.bin go; "" = DefaultModelsDir()
   int ipr_dialogues = 500;       // IPR-synth train dialogues generated in-process
-  int drills = 3000;             // generated drill utterances (extract/drills.h) for all relations
+  int drills = 6000;             // generated drill utterances (extract/drills.h) for all relations
   uint64_t seed = 20261202;      // IPR-synth seed (the frozen splits' seed)
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";  // IPR filler; "" = none
   std::string handwritten_path;  // "" = <repo>/data/annotations/handwritten.jsonl (odd ids used)

@@ -1,6 +1,7 @@
 #include "retrieve/retriever.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -99,11 +100,68 @@ int RankOf(const std::vector<float>& scores, int32_t i) {
   return r;
 }
 
+// Graph view: the asker's current edges whose domain the query is about, scored by edge weight
+// times the domain match, propagated to the edges' source turns. Returns the route.
+std::string GraphView(const UserMemory& user, std::string_view query, const SearchOptions& options,
+                      const RetrieverConfig& config, const GraphContext& ctx, const std::vector<float>& dense,
+                      std::vector<float>* s_graph, std::vector<std::string>* paths,
+                      std::vector<std::string>* domains) {
+  const size_t n = user.size();
+  s_graph->assign(n, 0.0f);
+  paths->assign(n, std::string());
+  if (options.asker.empty() || !ctx.detect_domains) return "dense-first";
+  std::string cue(query);
+  for (const auto& c : options.context) cue.append(" ").append(c);
+  auto qd = ctx.detect_domains(cue);
+  if (qd.empty()) return "dense-first";
+  std::map<std::string, float> want;
+  const float top = qd.front().second;
+  for (size_t i = 0; i < qd.size() && i < config.max_query_domains; ++i) {
+    want[qd[i].first] = top > 0 ? qd[i].second / top : 0.0f;
+    domains->push_back(qd[i].first);
+  }
+  const MemoryGraph& g = user.graph();
+  const std::string asker = MemoryGraph::PersonId(options.asker);
+  // Dense rerank inside the graph's candidates: the cue's similarity to each source turn,
+  // min-max scaled over the asker's edges, blended with the domain match.
+  const auto edges = g.Outgoing(asker);
+  float lo = 1e9f, hi = -1e9f;
+  for (const GraphEdge* e : edges)
+    for (const std::string& tid : e->source_turns)
+      if (int64_t ord = user.OrdinalOf(tid); ord >= 0) {
+        lo = std::min(lo, dense[ord]);
+        hi = std::max(hi, dense[ord]);
+      }
+  size_t proposed = 0;
+  for (const GraphEdge* e : edges) {
+    if (e->promoted && !config.use_promoted) continue;
+    if (e->relation == "INSTANCE_OF" || e->relation == "ALIAS_OF") continue;
+    auto it = want.find(e->domain);
+    const float dm = it == want.end() ? 0.0f : it->second;
+    if (dm <= 0 && config.graph_domain_share >= 1.0f) continue;
+    for (const std::string& tid : e->source_turns) {
+      const int64_t ord = user.OrdinalOf(tid);
+      if (ord < 0) continue;
+      const float rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
+      const float s = std::min(1.0f, e->weight) *
+                      (config.graph_domain_share * dm + (1 - config.graph_domain_share) * rel);
+      if (s > (*s_graph)[ord]) {
+        if ((*s_graph)[ord] == 0) ++proposed;
+        (*s_graph)[ord] = s;
+        (*paths)[ord] = e->source + " -" + e->relation + "-> " + e->target;
+      }
+    }
+  }
+  return proposed > 0 ? "graph-first" : "dense-first";
+}
+
+float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
 }  // namespace
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
                                 std::string_view query, const SearchOptions& options,
-                                const RetrieverConfig& config) {
+                                const RetrieverConfig& config, const GraphContext* graph_ctx) {
   auto start = std::chrono::steady_clock::now();
   SearchResult result;
   result.method = MethodName(options.method);
@@ -125,7 +183,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   }
 
   std::vector<int32_t> top;
-  std::vector<float> final_scores;
+  std::vector<float> final_scores, graph_scores;
+  std::vector<std::string> paths;
   switch (options.method) {
     case Method::kDense:
       final_scores = dense;
@@ -135,8 +194,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       final_scores = lexical;
       top = TopK(lexical, k, true);
       break;
+    case Method::kFull:
     case Method::kFusion:
-      if (config.fusion == FusionKind::kWeighted) {
+      if (config.fusion == FusionKind::kWeighted || options.method == Method::kFull) {
         std::vector<float> zd = ZNormalise(dense), zl = ZNormalise(lexical);
         final_scores.resize(n);
         const float wd = config.fusion_dense_weight;
@@ -150,6 +210,30 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         };
         add(dense, false);
         add(lexical, true);
+      }
+      if (options.method == Method::kFull) {
+        // Unified score over calibrated views: s_dense is the fused dense+lexical view squashed
+        // to (0, 1); s_graph is in [0, 1]; s_profile comes with the feedback loop (0 for now).
+        std::vector<float> s_graph;
+        result.route = GraphView(user, query, options, config, graph_ctx ? *graph_ctx : GraphContext{},
+                                 dense, &s_graph, &paths, &result.query_domains);
+        // Static policy: a query with a strong lexical match names what it wants, so the
+        // fused views lead (dense-first) and the graph only breaks ties.
+        float wg = config.w_graph;
+        if (config.lexical_route_z > 0 && want_lexical) {
+          const auto zl = ZNormalise(lexical);
+          const float max_z = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
+          if (max_z >= config.lexical_route_z) {
+            wg *= 0.2f;
+            result.route = "dense-first";
+          }
+        }
+        for (size_t i = 0; i < n; ++i) {
+          const float s_dense = Sigmoid(final_scores[i]);
+          if (s_graph[i] > 0) ++result.graph_candidates;
+          graph_scores.push_back(s_graph[i]);
+          final_scores[i] = wg * s_graph[i] + config.w_dense * s_dense;
+        }
       }
       top = TopK(final_scores, k, false);
       break;
@@ -167,6 +251,10 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     if (want_lexical && lexical[i] > 0) {
       h.bm25_score = lexical[i];
       h.bm25_rank = RankOf(lexical, i);
+    }
+    if (!graph_scores.empty()) {
+      h.graph_score = graph_scores[i];
+      h.path = paths[i];
     }
     result.context_tokens += static_cast<int64_t>(text::CountWhitespaceTokens(h.turn.turn.text));
     result.hits.push_back(std::move(h));

@@ -1,7 +1,11 @@
 // Ranks one user's turns for a query with the dense view, the lexical view, or their fusion.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/user_memory.h"
 #include "ontomem/embedder.h"
@@ -24,10 +28,24 @@ struct RetrieverConfig {
   FusionKind fusion = FusionKind::kWeighted;
   float fusion_dense_weight = 0.35f; // share of the dense view in weighted fusion
   float rrf_k = 60.0f;
+  // Method full (unified score w_g*s_graph + w_d*s_dense + w_p*s_profile, the paper's defaults).
+  float w_graph = 0.55f, w_dense = 0.35f, w_profile = 0.10f;
+  bool use_promoted = true;  // false: the "no promotion" ablation
+  size_t max_query_domains = 2;
+  // Graph view: share of the query-domain match in an edge's score; the rest is the dense
+  // similarity of the cue to the edge's source turn, scaled over the asker's edges.
+  float graph_domain_share = 0.0f;
+  // A query whose best lexical z-score reaches this is routed dense-first (0 = never).
+  float lexical_route_z = 0.0f;
+};
+
+// What the graph view needs beyond the user: domain detection of the query.
+struct GraphContext {
+  std::function<std::vector<std::pair<std::string, float>>(std::string_view text)> detect_domains;
 };
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
                                 std::string_view query, const SearchOptions& options,
-                                const RetrieverConfig& config = {});
+                                const RetrieverConfig& config = {}, const GraphContext* graph = nullptr);
 
 }  // namespace ontomem
