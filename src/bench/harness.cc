@@ -106,6 +106,10 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   else if (name == "w_graph") c->retriever.w_graph = v;
   else if (name == "graph_domain_share") c->retriever.graph_domain_share = v;
   else if (name == "lexical_route_z") c->retriever.lexical_route_z = v;
+  else if (name == "graph_top_n") c->retriever.graph_top_n = static_cast<size_t>(v);
+  else if (name == "graph_all_relations") {
+    if (v != 0) c->retriever.graph_relations.clear();
+  }
   else if (name == "w_dense") c->retriever.w_dense = v;
   else if (name == "max_query_domains") c->retriever.max_query_domains = static_cast<size_t>(v);
   else if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
@@ -153,6 +157,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
 
     std::vector<MethodAcc> acc(setups.size());
     size_t questions = 0, skipped_evidence = 0, turns_total = 0;
+    double graph_bytes = 0, graph_edges = 0, graph_promoted = 0;
     double ingest_us_total = 0;
     for (size_t si = 0; si < ds.samples.size(); ++si) {
       const Sample& s = ds.samples[si];
@@ -174,6 +179,12 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
         i = j;
       }
       turns_total += s.turns.size();
+      if (needs_graph) {
+        ASSIGN_OR_RETURN(auto gs, mem.GraphStats(key));
+        graph_bytes += static_cast<double>(gs.bytes);
+        graph_edges += static_cast<double>(gs.current_edges);
+        graph_promoted += static_cast<double>(gs.promoted);
+      }
       for (const QaItem& q : s.qa) {
         std::vector<std::string> gold;
         for (const auto& e : q.evidence) {
@@ -214,9 +225,18 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     json dj{{"path", path}, {"questions", questions}, {"skipped_evidence", skipped_evidence},
             {"turns", turns_total}, {"methods", json::object()}};
     if (ds.history_scale > 0) dj["history_scale"] = ds.history_scale;
+    std::string graph_line;
+    if (needs_graph && !ds.samples.empty()) {
+      const double users = static_cast<double>(ds.samples.size());
+      dj["graph"] = {{"bytes_per_user", graph_bytes / users}, {"current_edges_per_user", graph_edges / users},
+                     {"promoted_edges_per_user", graph_promoted / users}};
+      graph_line = fmt::format("graph per user: {:.0f} bytes, {:.1f} current edges, {:.2f} promoted\n",
+                               graph_bytes / users, graph_edges / users, graph_promoted / users);
+    }
     const double ingest_per_turn = turns_total ? ingest_us_total / static_cast<double>(turns_total) : 0;
     table << fmt::format("\n{}  ({} questions, {} turns, {} evidence ids skipped)\n", path,
                          questions, turns_total, skipped_evidence);
+    table << graph_line;
     table << fmt::format("{:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>8}\n", "method",
                          fmt::format("R@{}", k), fmt::format("nDCG@{}", k), "EvP", "p50 us",
                          "p95 us", "ingest us", "ctx tok");

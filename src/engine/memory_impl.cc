@@ -277,6 +277,20 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   });
 }
 
+StatusOr<MemoryImpl::GraphSize> MemoryImpl::GraphStats(const UserKey& key) {
+  GraphSize gs;
+  RETURN_IF_ERROR(WithUserLocked(key, /*create=*/false, [&](UserMemory& mem) -> Status {
+    gs.bytes = mem.graph().MemoryBytes();
+    for (const auto& e : mem.graph().edges()) {
+      ++gs.edges;
+      gs.current_edges += e.current() ? 1 : 0;
+      gs.promoted += e.promoted && e.current() ? 1 : 0;
+    }
+    return Status::Ok();
+  }));
+  return gs;
+}
+
 StatusOr<std::string> MemoryImpl::GraphJson(const UserKey& key) {
   RETURN_IF_ERROR(ValidateKey(key));
   std::string out;

@@ -136,6 +136,8 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   for (const GraphEdge* e : edges) {
     if (e->promoted && !config.use_promoted) continue;
     if (e->relation == "INSTANCE_OF" || e->relation == "ALIAS_OF") continue;
+    // Requests are governed by preferences and constraints, not by who the user's cousin is.
+    if (!config.graph_relations.empty() && !e->promoted && !config.graph_relations.count(e->relation)) continue;
     auto it = want.find(e->domain);
     const float dm = it == want.end() ? 0.0f : it->second;
     if (dm <= 0 && config.graph_domain_share >= 1.0f) continue;
@@ -151,6 +153,21 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
         (*paths)[ord] = e->source + " -" + e->relation + "-> " + e->target;
       }
     }
+  }
+  // Only the best few graph candidates get the graph score: a user has many edges, and a
+  // boost to all of them would push a strong dense or lexical match out of the top k.
+  if (config.graph_top_n > 0 && proposed > config.graph_top_n) {
+    std::vector<float> sorted;
+    for (float v : *s_graph)
+      if (v > 0) sorted.push_back(v);
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(config.graph_top_n - 1), sorted.end(),
+                     std::greater<float>());
+    const float cut = sorted[config.graph_top_n - 1];
+    for (size_t i = 0; i < n; ++i)
+      if ((*s_graph)[i] < cut) {
+        (*s_graph)[i] = 0;
+        (*paths)[i].clear();
+      }
   }
   return proposed > 0 ? "graph-first" : "dense-first";
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +36,11 @@ struct RetrieverConfig {
   // Graph view: share of the query-domain match in an edge's score; the rest is the dense
   // similarity of the cue to the edge's source turn, scaled over the asker's edges.
   float graph_domain_share = 0.0f;
+  // Graph candidates that keep their graph score (best first); 0 = all.
+  size_t graph_top_n = 0;
+  // Assertion relations the graph view follows (empty = all).
+  std::set<std::string> graph_relations = {"LIKES", "DISLIKES", "ALLERGIC_TO", "FOLLOWS_DIET",
+                                           "AVOIDS", "HAS_HABIT", "USES"};
   // A query whose best lexical z-score reaches this is routed dense-first (0 = never).
   float lexical_route_z = 0.0f;
 };
