@@ -176,5 +176,42 @@ TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
   EXPECT_EQ((*store)->LoadEdges(ana_).status().code(), StatusCode::kNotFound);
 }
 
+// The mission in one scenario: a preference stated early, many unrelated turns, then a request
+// that shares no word with it. Fusion misses it; the graph view brings it back and says why.
+TEST_F(EngineGraphTest, FullFindsAKeywordFreePreferenceThroughTheGraph) {
+  auto mem = Open();
+  GraphContext ctx;
+  ctx.detect_domains = [](std::string_view) {
+    return std::vector<std::pair<std::string, float>>{{"movies_tv", 1.0f}};
+  };
+  mem->set_fact_pipeline(std::make_shared<PatternExtractor>(), RomancePolicy(), ctx);
+  std::vector<Turn> turns = {T("D1:1", "I love titanic", 1000, "s1")};
+  for (int i = 0; i < 60; ++i)
+    turns.push_back(T("D1:" + std::to_string(i + 2), "weekend plans include watching paint dry number " +
+                                                         std::to_string(i), 2000 + i, "s1"));
+  ASSERT_TRUE(mem->IngestBatch(ana_, turns).ok());
+  SearchOptions so;
+  so.k = 5;
+  so.asker = "Ana";
+  so.method = Method::kFusion;
+  auto fusion = mem->Search(ana_, "what should I watch this weekend?", so);
+  ASSERT_TRUE(fusion.ok());
+  for (const auto& h : fusion->hits) EXPECT_NE(h.turn.turn.id, "D1:1");  // no shared word
+  so.method = Method::kFull;
+  auto full = mem->Search(ana_, "what should I watch this weekend?", so);
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(full->route, "graph-first");
+  ASSERT_FALSE(full->hits.empty());
+  EXPECT_EQ(full->hits[0].turn.turn.id, "D1:1");
+  EXPECT_GT(full->hits[0].graph_score, 0);
+  EXPECT_EQ(full->hits[0].path, "person:ana -LIKES-> entity:titanic");
+  EXPECT_EQ(full->query_domains, std::vector<std::string>{"movies_tv"});
+  // Without an asker there is no user node to start from: dense-first, same as fusion.
+  so.asker.clear();
+  auto anon = mem->Search(ana_, "what should I watch this weekend?", so);
+  EXPECT_EQ(anon->route, "dense-first");
+  EXPECT_EQ(anon->hits[0].turn.turn.id, fusion->hits[0].turn.turn.id);
+}
+
 }  // namespace
 }  // namespace ontomem
