@@ -245,11 +245,27 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             result.route = "dense-first";
           }
         }
-        for (size_t i = 0; i < n; ++i) {
-          const float s_dense = Sigmoid(final_scores[i]);
-          if (s_graph[i] > 0) ++result.graph_candidates;
-          graph_scores.push_back(s_graph[i]);
-          final_scores[i] = wg * s_graph[i] + config.w_dense * s_dense;
+        if (config.rank_unify) {
+          // Calibrate each view by rank (1/(60 + rank), as in RRF): a view's best turn counts
+          // the same whatever its raw scale, so a strong lexical match and the graph's best
+          // preference both reach the top k.
+          std::vector<float> rank_g(n, 0.0f), rank_d(n, 0.0f);
+          auto by_graph = TopK(s_graph, n, /*require_positive=*/true);
+          for (size_t r = 0; r < by_graph.size(); ++r) rank_g[by_graph[r]] = 60.0f / (60.0f + r);
+          auto by_dense = TopK(final_scores, n, false);
+          for (size_t r = 0; r < by_dense.size(); ++r) rank_d[by_dense[r]] = 60.0f / (60.0f + r);
+          for (size_t i = 0; i < n; ++i) {
+            if (s_graph[i] > 0) ++result.graph_candidates;
+            graph_scores.push_back(s_graph[i]);
+            final_scores[i] = wg * rank_g[i] + config.w_dense * rank_d[i];
+          }
+        } else {
+          for (size_t i = 0; i < n; ++i) {
+            const float s_dense = Sigmoid(final_scores[i]);
+            if (s_graph[i] > 0) ++result.graph_candidates;
+            graph_scores.push_back(s_graph[i]);
+            final_scores[i] = wg * s_graph[i] + config.w_dense * s_dense;
+          }
         }
       }
       top = TopK(final_scores, k, false);

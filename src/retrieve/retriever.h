@@ -36,6 +36,9 @@ struct RetrieverConfig {
   // Graph view: share of the query-domain match in an edge's score; the rest is the dense
   // similarity of the cue to the edge's source turn, scaled over the asker's edges.
   float graph_domain_share = 0.0f;
+  // Calibrate the graph and fused views by rank before the weighted sum (true) or use the
+  // graph score and the sigmoid of the fused z-score (false).
+  bool rank_unify = true;
   // Graph candidates that keep their graph score (best first); 0 = all.
   size_t graph_top_n = 0;
   // Assertion relations the graph view follows (empty = all).
