@@ -106,6 +106,8 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   else if (name == "w_graph") c->retriever.w_graph = v;
   else if (name == "graph_domain_share") c->retriever.graph_domain_share = v;
   else if (name == "lexical_route_z") c->retriever.lexical_route_z = v;
+  else if (name == "tail_similarity_share") c->retriever.tail_similarity_share = v;
+  else if (name == "graph_min_weight") c->retriever.graph_min_weight = v;
   else if (name == "rank_unify") c->retriever.rank_unify = v != 0;
   else if (name == "graph_top_n") c->retriever.graph_top_n = static_cast<size_t>(v);
   else if (name == "graph_all_relations") {

@@ -26,6 +26,16 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
   return Status::Ok();
 }
 
+const std::vector<float>& UserMemory::LabelVector(const std::string& label, const Embedder& embedder) const {
+  std::lock_guard<std::mutex> lock(label_mu_);
+  auto [it, inserted] = label_vectors_.try_emplace(label);
+  if (inserted) {
+    it->second.assign(static_cast<size_t>(embedder.dim()), 0.0f);
+    if (!embedder.Embed(label, it->second.data()).ok()) std::fill(it->second.begin(), it->second.end(), 0.0f);
+  }
+  return it->second;  // unordered_map references stay valid across inserts
+}
+
 size_t UserMemory::MemoryBytes() const {
   return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
          graph_.MemoryBytes() + by_id_.size() * 48;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "graph/memory_graph.h"
 #include "index/bm25.h"
 #include "index/dense_index.h"
+#include "ontomem/embedder.h"
 #include "ontomem/types.h"
 
 namespace ontomem {
@@ -47,6 +49,10 @@ class UserMemory {
   const Bm25Index& bm25() const { return bm25_; }
   const LexicalConfig& lexical() const { return lexical_; }
 
+  // The embedding of an entity or concept label, computed once and cached (thread-safe: the
+  // cache has its own lock, so concurrent searches under a shared lock may fill it).
+  const std::vector<float>& LabelVector(const std::string& label, const Embedder& embedder) const;
+
   // Approximate bytes held (turn text, vectors, postings).
   size_t MemoryBytes() const;
 
@@ -55,6 +61,8 @@ class UserMemory {
   std::vector<StoredTurn> turns_;
   std::unordered_map<std::string, size_t> by_id_;
   MemoryGraph graph_;
+  mutable std::mutex label_mu_;
+  mutable std::unordered_map<std::string, std::vector<float>> label_vectors_;
   DenseIndex dense_;
   Bm25Index bm25_;
   size_t text_bytes_ = 0;

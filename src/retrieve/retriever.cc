@@ -104,6 +104,7 @@ int RankOf(const std::vector<float>& scores, int32_t i) {
 // times the domain match, propagated to the edges' source turns. Returns the route.
 std::string GraphView(const UserMemory& user, std::string_view query, const SearchOptions& options,
                       const RetrieverConfig& config, const GraphContext& ctx, const std::vector<float>& dense,
+                      const Embedder& embedder, const std::vector<float>& qv,
                       std::vector<float>* s_graph, std::vector<std::string>* paths,
                       std::vector<std::string>* domains) {
   const size_t n = user.size();
@@ -136,6 +137,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   for (const GraphEdge* e : edges) {
     if (e->promoted && !config.use_promoted) continue;
     if (e->relation == "INSTANCE_OF" || e->relation == "ALIAS_OF") continue;
+    if (e->weight < config.graph_min_weight) continue;
     // Requests are governed by preferences and constraints, not by who the user's cousin is.
     if (!config.graph_relations.empty() && !e->promoted && !config.graph_relations.count(e->relation)) continue;
     auto it = want.find(e->domain);
@@ -144,7 +146,18 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
     for (const std::string& tid : e->source_turns) {
       const int64_t ord = user.OrdinalOf(tid);
       if (ord < 0) continue;
-      const float rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
+      float rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
+      if (config.tail_similarity_share > 0 && !qv.empty()) {
+        // The cue against the edge's tail alone ("kosher"), free of the turn's filler words.
+        const auto& g_node = user.graph().nodes();
+        auto nit = g_node.find(e->target);
+        const std::string& label = nit == g_node.end() ? e->target : nit->second.label;
+        const auto& tv = user.LabelVector(label, embedder);
+        float cos = 0;
+        for (size_t d = 0; d < tv.size() && d < qv.size(); ++d) cos += tv[d] * qv[d];
+        const float tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
+        rel = (1 - config.tail_similarity_share) * rel + config.tail_similarity_share * tail_rel;
+      }
       const float s = std::min(1.0f, e->weight) *
                       (config.graph_domain_share * dm + (1 - config.graph_domain_share) * rel);
       if (s > (*s_graph)[ord]) {
@@ -185,11 +198,10 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   const size_t n = user.size();
   const size_t k = static_cast<size_t>(std::max(options.k, 0));
 
-  std::vector<float> dense, lexical;
+  std::vector<float> dense, lexical, qv;
   const bool want_dense = options.method != Method::kBm25;
   const bool want_lexical = options.method != Method::kDense;
   if (want_dense) {
-    std::vector<float> qv;
     RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv));
     user.dense().ScoreAll(qv.data(), &dense);
     SmoothWithNeighbours(config.neighbour_weight, &dense);
@@ -233,7 +245,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         // to (0, 1); s_graph is in [0, 1]; s_profile comes with the feedback loop (0 for now).
         std::vector<float> s_graph;
         result.route = GraphView(user, query, options, config, graph_ctx ? *graph_ctx : GraphContext{},
-                                 dense, &s_graph, &paths, &result.query_domains);
+                                 dense, embedder, qv, &s_graph, &paths, &result.query_domains);
         // Static policy: a query with a strong lexical match names what it wants, so the
         // fused views lead (dense-first) and the graph only breaks ties.
         float wg = config.w_graph;

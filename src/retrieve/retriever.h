@@ -39,6 +39,11 @@ struct RetrieverConfig {
   // Calibrate the graph and fused views by rank before the weighted sum (true) or use the
   // graph score and the sigmoid of the fused z-score (false).
   bool rank_unify = true;
+  // Share of the cue's similarity to the edge's tail label in the graph relevance (the rest is
+  // the similarity to the edge's source turn).
+  float tail_similarity_share = 0.5f;
+  // Edges below this weight (confidence, reinforced by recurrence) are not followed.
+  float graph_min_weight = 0.9f;
   // Graph candidates that keep their graph score (best first); 0 = all.
   size_t graph_top_n = 0;
   // Assertion relations the graph view follows (empty = all).
