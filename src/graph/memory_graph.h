@@ -68,7 +68,8 @@ struct GraphPolicy {
   size_t max_promoted_edges = 500;        // per-user quota
   double recency_half_life_days = 90;
   // Promotion classifier: logistic over [1, log(1+support), recency-weighted support,
-  // distinct sessions - 1, mean lift score]. Defaults fitted by `ontomem train promoter`.
+  // distinct sessions - 1, mean lift score]. Hand-set defaults: two sessions of one clear
+  // statement (confidence ~0.9, lift ~0.8) pass tau 0.7, one session does not. Not yet trained.
   std::vector<float> promotion_weights = {-4.0f, 1.2f, 0.8f, 1.5f, 3.0f};
 };
 
