@@ -186,7 +186,7 @@ int CmdDemo(Common c) {
   const std::vector<Turn> script = {
       {"D1:1", "Ana", "Hi! I just moved to Lisbon for a new job at a design studio.", 0, "session_1"},
       {"D1:2", "Assistant", "Welcome to Lisbon! How are you settling in?", 0, "session_1"},
-      {"D1:3", "Ana", "I watched Titanic again last night, I cry every single time. I adore old romantic films.", 0, "session_1"},
+      {"D1:3", "Ana", "I saw Titanic again last night, I cry every single time. I adore old romantic films.", 0, "session_1"},
       {"D1:4", "Ana", "By the way, I'm allergic to peanuts, so I always check labels.", 0, "session_1"},
       {"D2:1", "Ana", "My sister Marta is visiting next month, she loves hiking.", 0, "session_2"},
       {"D2:2", "Ana", "I've been cooking a lot of vegetarian curries lately.", 0, "session_2"},
@@ -196,18 +196,32 @@ int CmdDemo(Common c) {
   Status st = (*mem)->IngestBatch(key, script);
   if (!st.ok()) return Fail(st);
   std::cout << fmt::format("ingested {} turns for demo/ana into {}\n", script.size(), c.data);
-  for (const char* q : {"What movie did Ana watch again?", "Is there any food Ana must avoid?",
-                        "Who is coming to visit?", "what should I watch this weekend?"}) {
+  struct DemoQuery {
+    const char* text;
+    Method method;
+  };
+  for (DemoQuery q : {DemoQuery{"Which film did Ana see again?", Method::kFusion},
+                      DemoQuery{"Is there any food Ana must avoid?", Method::kFusion},
+                      DemoQuery{"Who is coming to visit?", Method::kFusion},
+                      DemoQuery{"what should I watch this weekend?", Method::kFusion},
+                      DemoQuery{"what should I watch this weekend?", Method::kFull}}) {
     SearchOptions so;
     so.k = 3;
     so.asker = "Ana";
-    auto r = (*mem)->Search(key, q, so);
+    so.method = q.method;
+    auto r = (*mem)->Search(key, q.text, so);
     if (!r.ok()) return Fail(r.status());
-    std::cout << "\nquery: " << q << "\n";
+    std::cout << "\nquery: " << q.text << "\n";
     PrintHits(*r);
+    if (!r->route.empty()) {
+      std::cout << "route " << r->route << "; graph paths:";
+      for (const auto& h : r->hits)
+        if (!h.path.empty()) std::cout << " [" << h.turn.turn.id << ": " << h.path << "]";
+      std::cout << "\n";
+    }
   }
-  std::cout << "\n(the last query shares no keyword with the Titanic turn: the graph-based method of later "
-               "issues is what finds it)\n";
+  std::cout << "\nThe last query shares no word with the Titanic turn (D1:3). Method full reaches it through "
+               "the memory graph (`ontomem graph --data " << c.data << " --tenant demo --user ana`).\n";
   return 0;
 }
 
