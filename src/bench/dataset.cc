@@ -44,19 +44,6 @@ std::string CategoryString(const json& v) {
   return "";
 }
 
-// Session keys sorted by their number ("session_10" after "session_9").
-std::vector<std::pair<int, std::string>> SessionKeys(const json& conv) {
-  std::vector<std::pair<int, std::string>> keys;
-  static const std::regex re("^session_([0-9]+)$");
-  for (auto it = conv.begin(); it != conv.end(); ++it) {
-    std::smatch m;
-    const std::string& k = it.key();
-    if (std::regex_match(k, m, re) && it.value().is_array()) keys.emplace_back(std::stoi(m[1]), k);
-  }
-  std::sort(keys.begin(), keys.end());
-  return keys;
-}
-
 StatusOr<std::string> GetString(const json& obj, const char* field, const std::string& where,
                                 bool required) {
   auto it = obj.find(field);
@@ -80,7 +67,7 @@ StatusOr<Sample> ParseSample(const json& s, size_t index, const std::string& ori
   if (conv_it == s.end() || !conv_it->is_object())
     return Status::InvalidArgument(where + ": missing \"conversation\" object");
   const json& conv = *conv_it;
-  for (const auto& [num, key] : SessionKeys(conv)) {
+  for (const auto& [num, key] : LocomoSessionKeys(conv)) {
     int64_t session_ms = 0;
     if (auto dt = conv.find(key + "_date_time"); dt != conv.end() && dt->is_string())
       session_ms = ParseLocomoDateTime(dt->get<std::string>()).value_or(0);

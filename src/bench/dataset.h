@@ -2,8 +2,10 @@
 // (IPR-synth, PrefEval-in-LoCoMo), plus JSONL turn files for `ontomem ingest`.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ontomem/status.h"
@@ -39,6 +41,22 @@ struct Dataset {
 StatusOr<Dataset> LoadLocomo(const std::string& path);
 // Same from an in-memory document (`origin` names it in messages).
 StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& origin);
+
+// The "session_<n>" lists of a LoCoMo conversation object as (n, key), sorted by n
+// ("session_10" after "session_9"). Works for nlohmann::json and ordered_json.
+template <typename Json>
+std::vector<std::pair<int, std::string>> LocomoSessionKeys(const Json& conv) {
+  std::vector<std::pair<int, std::string>> keys;
+  for (auto it = conv.begin(); it != conv.end(); ++it) {
+    const std::string& k = it.key();
+    if (k.rfind("session_", 0) != 0 || !it.value().is_array()) continue;
+    const std::string num = k.substr(8);
+    if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos || num.size() > 6) continue;
+    keys.emplace_back(std::stoi(num), k);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
 
 // Parses "1:56 pm on 8 May, 2023" (LoCoMo session times) to Unix milliseconds, UTC.
 std::optional<int64_t> ParseLocomoDateTime(const std::string& s);

@@ -1,5 +1,6 @@
 #include "bench/prefeval_compose.h"
 
+#include "bench/dataset.h"
 #include "common/file_util.h"
 
 #include <fmt/format.h>
@@ -124,19 +125,6 @@ StatusOr<std::vector<Topic>> LoadTopics(const std::string& root, bool choice) {
   return topics;
 }
 
-// Session lists of a LoCoMo conversation, sorted by number: (number, key).
-std::vector<std::pair<int, std::string>> SessionKeys(const ojson& conv) {
-  static const std::regex re("^session_([0-9]+)$");
-  std::vector<std::pair<int, std::string>> keys;
-  for (auto it = conv.begin(); it != conv.end(); ++it) {
-    std::smatch m;
-    const std::string& k = it.key();
-    if (std::regex_match(k, m, re) && it.value().is_array()) keys.emplace_back(std::stoi(m[1]), k);
-  }
-  std::sort(keys.begin(), keys.end());
-  return keys;
-}
-
 struct Filler {
   std::string sample_id;
   ojson conversation;
@@ -171,7 +159,7 @@ StatusOr<std::vector<Filler>> LoadFiller(const std::string& path) {
     if (sa == conv->end() || !sa->is_string() || sa->get<std::string>().empty())
       return Status::InvalidArgument(where + ".conversation: missing \"speaker_a\"");
     f.user = sa->get<std::string>();
-    f.sessions = SessionKeys(f.conversation);
+    f.sessions = LocomoSessionKeys(f.conversation);
     if (f.sessions.empty()) return Status::InvalidArgument(where + ".conversation: no session_<n> lists");
     for (const auto& [num, key] : f.sessions) {
       const ojson& turns = f.conversation.at(key);

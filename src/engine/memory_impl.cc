@@ -18,6 +18,13 @@ std::string CacheKey(const UserKey& key) { return key.tenant + '\x1f' + key.user
 
 std::string Describe(const UserKey& key) { return fmt::format("{}/{}", key.tenant, key.user); }
 
+// A failed load of an unknown user reads as NotFound naming the user; other errors pass.
+Status UnknownUserMessage(const Status& st, const UserKey& key) {
+  if (st.code() == StatusCode::kNotFound)
+    return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
+  return st;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
@@ -223,9 +230,7 @@ Status MemoryImpl::WithUserLocked(const UserKey& key, bool create,
     if (!st.ok()) {
       lock.unlock();
       DropIfUnloaded(ck, slot);
-      if (st.code() == StatusCode::kNotFound)
-        return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
-      return st;
+      return UnknownUserMessage(st, key);
     }
     st = fn(*slot->mem);
     lock.unlock();
@@ -316,9 +321,7 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
         if (!st.ok()) {
           lock.unlock();
           DropIfUnloaded(ck, slot);
-          if (st.code() == StatusCode::kNotFound)
-            return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
-          return st;
+          return UnknownUserMessage(st, key);
         }
       }
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -56,6 +57,28 @@ Status ParseFacts(const json& arr, const std::string& text, const std::string& w
 
 }  // namespace
 
+namespace {
+
+// Calls `fn` for every non-blank line of a JSONL file; `where` is "path:line".
+Status ForEachJsonLine(const std::string& path,
+                       const std::function<Status(const json&, const std::string& where)>& fn) {
+  std::ifstream f(path);
+  if (!f) return Status::NotFound("cannot open " + path);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(f, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, lineno);
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+    RETURN_IF_ERROR(fn(j, where));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<std::vector<AnnotatedTurn>> ParseIprFacts(const std::string& json_text, const std::string& origin) {
   const json doc = json::parse(json_text, nullptr, false);
   if (doc.is_discarded() || !doc.is_array()) return Status::InvalidArgument(origin + ": not a LoCoMo-format array");
@@ -95,17 +118,8 @@ StatusOr<std::vector<AnnotatedTurn>> LoadLocomoAnnotations(const std::string& an
           turns[sid + "/" + t["dia_id"].get<std::string>()] = {t.value("speaker", ""), t["text"].get<std::string>()};
     }
   }
-  std::ifstream f(annotations_path);
-  if (!f) return Status::NotFound("cannot open " + annotations_path);
   std::vector<AnnotatedTurn> out;
-  std::string line;
-  int lineno = 0;
-  while (std::getline(f, line)) {
-    ++lineno;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", annotations_path, lineno);
-    const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+  RETURN_IF_ERROR(ForEachJsonLine(annotations_path, [&](const json& j, const std::string& where) -> Status {
     AnnotatedTurn a;
     a.id = j.value("sample_id", "") + "/" + j.value("dia_id", "");
     auto it = turns.find(a.id);
@@ -114,32 +128,26 @@ StatusOr<std::vector<AnnotatedTurn>> LoadLocomoAnnotations(const std::string& an
     a.text = it->second.second;
     RETURN_IF_ERROR(ParseFacts(j.value("assertions", json::array()), a.text, where, &a.facts));
     out.push_back(std::move(a));
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 
 StatusOr<std::vector<AnnotatedTurn>> LoadHandwritten(const std::string& path, int parity) {
-  std::ifstream f(path);
-  if (!f) return Status::NotFound("cannot open " + path);
   std::vector<AnnotatedTurn> out;
-  std::string line;
-  int lineno = 0;
-  while (std::getline(f, line)) {
-    ++lineno;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", path, lineno);
-    const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+  RETURN_IF_ERROR(ForEachJsonLine(path, [&](const json& j, const std::string& where) -> Status {
     AnnotatedTurn a;
     a.id = j.value("id", "");
     a.speaker = j.value("speaker", "");
     a.text = j.value("text", "");
     int num = 0;
-    for (char c : a.id) if (c >= '0' && c <= '9') num = num * 10 + (c - '0');
-    if (parity >= 0 && num % 2 != parity) continue;
+    for (char c : a.id)
+      if (c >= '0' && c <= '9') num = num * 10 + (c - '0');
+    if (parity >= 0 && num % 2 != parity) return Status::Ok();
     RETURN_IF_ERROR(ParseFacts(j.value("assertions", json::array()), a.text, where, &a.facts));
     out.push_back(std::move(a));
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 
