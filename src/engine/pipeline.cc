@@ -90,7 +90,9 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   const std::string onto_path = options.ontology_path.empty() ? DefaultOntologyPath() : options.ontology_path;
   auto onto = Ontology::Load(onto_path);
   if (!onto.ok())
-    return onto.status().WithContext("fact extraction (Options::extract_facts) needs the ontology");
+    return onto.status().WithContext(
+        "fact extraction needs the ontology (set Options::ontology_path or $ONTOMEM_ONTOLOGY, or "
+        "Options::extract_facts = false)");
   fp.ontology = *onto;
   std::shared_ptr<const WordNet> wordnet;
   if (auto wn = WordNet::Open(); wn.ok()) wordnet = *wn;  // optional: lifting works without it
@@ -100,7 +102,10 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   eo.models_dir = options.models_dir;
   eo.threshold = options.fact_threshold;
   auto ex = extract::Extractor::Open(eo, extract::MakeResources(wordnet, fp.ontology));
-  if (!ex.ok()) return ex.status().WithContext("fact extraction (Options::extract_facts)");
+  if (!ex.ok())
+    return ex.status().WithContext(
+        "fact extraction needs the extractor models (set Options::models_dir or $ONTOMEM_MODELS, or "
+        "Options::extract_facts = false)");
   fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex), fp.lifter);
   fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view text) {
     std::vector<std::pair<std::string, float>> out;
