@@ -171,8 +171,11 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
       touched = true;
       if (policy.lift) {
         auto& known = lifted_[tail];
+        std::string domain_from_concept;
         for (const LiftedConcept& c : policy.lift(a, text)) {
           if (c.score < policy.lift_threshold) continue;
+          if (domain_from_concept.empty() && policy.inventory_domain)
+            domain_from_concept = policy.inventory_domain(c.inventory);
           auto it = std::find_if(known.begin(), known.end(), [&](const LiftedConcept& k) {
             return k.inventory == c.inventory && k.concept_id == c.concept_id;
           });
@@ -190,6 +193,12 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
             e.valid_from = t, e.recorded_at = t, e.domain = a.domain;
             if (!a.source_turn.empty()) e.source_turns.push_back(a.source_turn);
             AddEdge(std::move(e), dirty);
+          }
+        }
+        if (a.domain.empty() && !domain_from_concept.empty()) {
+          if (GraphEdge* ae = Current(head, a.relation, tail); ae && ae->domain.empty()) {
+            ae->domain = domain_from_concept;
+            dirty->insert(ae->key);
           }
         }
       }

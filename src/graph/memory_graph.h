@@ -58,6 +58,9 @@ struct GraphPolicy {
   std::function<std::string(const std::string& relation, const std::string& concept_key)> privacy;
   // tail + utterance text -> concepts (the concept lifter); may be empty.
   std::function<std::vector<LiftedConcept>(const Assertion&, const std::string& text)> lift;
+  // The domain of a concept inventory ("genre" -> "movies_tv"); gives an edge its domain when
+  // the assertion has none. May be empty.
+  std::function<std::string(const std::string& inventory)> inventory_domain;
   // Whether two surface forms name one known entity (the gazetteer); may be empty.
   std::function<bool(const std::string&, const std::string&)> same_entity;
   int alias_min_signals = 2;              // independent signals needed to merge two tails
