@@ -158,7 +158,9 @@ TEST_F(ConceptLifterTest, LaterSourcesOnlyFillUncoveredInventories) {
   ConceptLifter lifter(*ontology_, *wordnet_, *embedder_);
   LiftResult r = lifter.Lift("Titanic", "titanic is a romantic film with dicaprio");
   for (const ConceptHit& h : r.hits) {
-    if (h.inventory == "genre") EXPECT_EQ(h.source, LiftSource::kGazetteer) << h.concept_id;
+    if (h.inventory == "genre") {
+      EXPECT_EQ(h.source, LiftSource::kGazetteer) << h.concept_id;
+    }
   }
 }
 

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "crash_turn.h"
 #include "store/store.h"
 #include "test_util.h"
 
@@ -32,38 +33,7 @@ extern char** environ;
 namespace ontomem {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Identical copy of CrashTurn in crash_child.cc (a separate program): keep in sync.
-TurnRecord CrashTurn(int64_t n) {
-  static const char* const kWords[8] = {"naïve", "Zürich", "日本語", "🚀", "ça va", "ελληνικά",
-                                        "plain", "word"};
-  const uint64_t h = SplitMix64(static_cast<uint64_t>(n));
-  TurnRecord r;
-  r.stored.turn.id = fmt::format("k{}", n);
-  r.stored.turn.speaker = n % 2 != 0 ? "Zoë" : "bob";
-  std::string text = fmt::format("turn {}", n);
-  for (uint64_t i = 0; i < 1 + h % 12; ++i) {
-    text += ' ';
-    text += kWords[(h >> (4 * i)) % 8];
-  }
-  char hex[24];
-  std::snprintf(hex, sizeof(hex), " %016llx", static_cast<unsigned long long>(h));
-  r.stored.turn.text = text + hex;
-  r.stored.turn.time_ms = 1700000000000 + n * 1000;
-  r.stored.turn.session = "session_" + std::to_string(n / 10);
-  for (int i = 0; i < 8; ++i) {
-    r.vector.push_back(static_cast<float>((h >> (8 * i)) & 0xff) / 255.0f - 0.5f);
-  }
-  r.embedder_id = "crash-test";
-  return r;
-}
-
+using testing::CrashTurn;
 using Clock = std::chrono::steady_clock;
 
 // Reads what is available from `fd` into *out, waiting until `deadline`. False on EOF.

@@ -1,6 +1,8 @@
 // The turn-level "facts" that IPR-synth writes for extractor training.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -57,15 +59,6 @@ TEST(IprFacts, SpansAreValidAndCoverTheHardCases) {
   EXPECT_EQ(ds->samples.size(), 60u);
 }
 
-uint64_t Fnv1a64(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 // Adding "facts" changed nothing else: stripped, the frozen test split hashes as before.
 TEST(IprFacts, StrippedTestSplitMatchesThePreviousFrozenHash) {
   if (Filler().empty()) GTEST_SKIP() << "no LoCoMo filler";
@@ -82,7 +75,7 @@ TEST(IprFacts, StrippedTestSplitMatchesThePreviousFrozenHash) {
         for (auto& t : v) t.erase("facts");
   std::string out = doc.dump(2);
   out.push_back('\n');
-  EXPECT_EQ(Fnv1a64(out), 0xe12036466d81c268ULL);
+  EXPECT_EQ(testing::Fnv1a64(out), 0xe12036466d81c268ULL);
 }
 
 }  // namespace

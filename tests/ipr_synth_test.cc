@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -35,15 +37,6 @@ Dataset Generate(const IprConfig& c) {
   auto ds = ParseLocomo(out, "ipr-" + c.split);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   return ds.ok() ? std::move(ds).value() : Dataset{};
-}
-
-uint64_t Fnv1a64(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 TEST(IprSynth, WholeTestSplitIsKeywordFreeAndWellLabelled) {
@@ -221,7 +214,7 @@ TEST(IprSynth, FrozenTestSplitChecksum) {
   // with every "facts" field removed the split still hashes to the previous constant
   // 0xe12036466d81c268 (8,300,065 bytes), which tests/extract_ipr_facts_test.cc checks.
   const uint64_t kFrozen = 0x985bf5e60ebbe34cULL;
-  EXPECT_EQ(Fnv1a64(out), kFrozen) << std::hex << "got 0x" << Fnv1a64(out) << " (" << std::dec << out.size()
+  EXPECT_EQ(testing::Fnv1a64(out), kFrozen) << std::hex << "got 0x" << testing::Fnv1a64(out) << " (" << std::dec << out.size()
                                    << " bytes)";
 }
 

@@ -15,4 +15,13 @@ std::string MakeTempDir(const std::string& prefix) {
   return std::string(buf.data());
 }
 
+uint64_t Fnv1a64(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 }  // namespace ontomem::testing

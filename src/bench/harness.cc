@@ -168,7 +168,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     MemoryImpl mem(opts, std::move(store), config.embedder, config.retriever, config.lexical);
     std::shared_ptr<const Ontology> ontology;  // set with the graph: gazetteer slices
     // The graph is built only when a method reads it, so baseline ingest costs stay comparable.
-    bool needs_graph = config.extract_facts;
+    bool needs_graph = false;
     for (const auto& s : setups) needs_graph |= s.first == Method::kFull;
     if (needs_graph) {
       ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(opts, config.embedder));

@@ -27,7 +27,6 @@ struct BenchConfig {
   LexicalConfig lexical;
   SifEmbedderOptions sif;  // used by the CLI to build `embedder` from the lexicon
   bool progress = false;  // progress lines on stderr
-  bool extract_facts = false;  // build the memory graph even when no method reads it (ingest cost)
 };
 
 // Parses "name=value" into the retriever/lexical knobs (names as in docs/tuning.md).

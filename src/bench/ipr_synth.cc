@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "bench/ipr_data/ipr_data.h"
+#include "common/random.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -27,13 +28,7 @@ using ojson = nlohmann::ordered_json;
 class Rng {
  public:
   explicit Rng(uint64_t seed) : g_(seed) {}
-  uint64_t Below(uint64_t n) {  // uniform in [0, n), n > 0, unbiased
-    const uint64_t threshold = (0 - n) % n;
-    for (;;) {
-      uint64_t x = g_();
-      if (x >= threshold) return x % n;
-    }
-  }
+  uint64_t Below(uint64_t n) { return UniformBelow(g_, n); }  // uniform in [0, n), n > 0
   int Range(int lo, int hi) { return lo + static_cast<int>(Below(static_cast<uint64_t>(hi - lo + 1))); }
   bool Chance(int percent) { return Below(100) < static_cast<uint64_t>(percent); }
   template <typename T>
@@ -46,13 +41,6 @@ class Rng {
  private:
   std::mt19937_64 g_;
 };
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // index % 5 in {0,1,2} -> train (0), 3 -> dev (1), 4 -> test (2)
 int SplitOfIndex(size_t i) {
@@ -96,10 +84,6 @@ struct Pools {
 
 std::string Capitalise(std::string s) {
   if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
-  return s;
-}
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 

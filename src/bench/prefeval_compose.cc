@@ -2,6 +2,7 @@
 
 #include "bench/dataset.h"
 #include "common/file_util.h"
+#include "common/random.h"
 
 #include <fmt/format.h>
 
@@ -174,13 +175,6 @@ StatusOr<std::vector<Filler>> LoadFiller(const std::string& path) {
   return out;
 }
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 bool SharesContentTerm(const std::string& a, const std::string& b) {
   std::vector<std::string> ta = text::ContentTerms(a);
   std::set<std::string> sa(ta.begin(), ta.end());
@@ -299,13 +293,8 @@ int PrefEvalInsertSessions(int num_sessions) {
 }
 
 uint64_t PrefEvalUniform(std::mt19937_64& rng, uint64_t n) {
-  if (n <= 1) return 0;
-  // Reject the low 2^64 mod n values so every residue is equally likely.
-  const uint64_t threshold = (0 - n) % n;
-  for (;;) {
-    uint64_t x = rng();
-    if (x >= threshold) return x % n;
-  }
+  if (n <= 1) return 0;  // no draw: placements stay as they were with this rule
+  return UniformBelow(rng, n);
 }
 
 Status ComposePrefEval(const ComposeConfig& config, std::string* json_out) {

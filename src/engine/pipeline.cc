@@ -62,32 +62,14 @@ GraphPolicy MakeGraphPolicy(std::shared_ptr<const Ontology> ontology,
 
 namespace {
 
-// Optionally adds the domain the extractor leaves open from the lifter's domain detector; by
-// default the graph gives an edge the domain of its tail's concept instead (cheaper).
 class ExtractorAdapter : public FactExtractor {
  public:
-  ExtractorAdapter(std::unique_ptr<extract::Extractor> e, std::shared_ptr<const ConceptLifter> lifter)
-      : e_(std::move(e)), lifter_(std::move(lifter)) {}
-  std::vector<Assertion> Extract(const Turn& turn, int64_t seq) const override {
-    std::vector<Assertion> out = e_->Extract(turn, seq);
-    if (!detect_turn_domain_) return out;  // the graph takes the domain of the lifted concept
-    std::string turn_domain;
-    for (Assertion& a : out) {
-      if (!a.domain.empty()) continue;
-      if (turn_domain.empty()) {
-        auto d = lifter_->DetectDomains(turn.text, 1);
-        turn_domain = d.empty() ? "-" : d.front().domain;
-      }
-      if (turn_domain != "-") a.domain = turn_domain;
-    }
-    return out;
-  }
+  explicit ExtractorAdapter(std::unique_ptr<extract::Extractor> e) : e_(std::move(e)) {}
+  // The extractor leaves `domain` open; the graph gives an edge its tail concept's domain.
+  std::vector<Assertion> Extract(const Turn& turn, int64_t seq) const override { return e_->Extract(turn, seq); }
 
  private:
   std::unique_ptr<extract::Extractor> e_;
-  std::shared_ptr<const ConceptLifter> lifter_;
-  // Off: DetectDomains per turn was ~100 us of ingest and the graph view does not need it.
-  bool detect_turn_domain_ = false;
 };
 
 }  // namespace
@@ -113,7 +95,7 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
     return ex.status().WithContext(
         "fact extraction needs the extractor models (set Options::models_dir or $ONTOMEM_MODELS, or "
         "Options::extract_facts = false)");
-  fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex), fp.lifter);
+  fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex));
   fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view text) {
     std::vector<std::pair<std::string, float>> out;
     for (const DomainHit& h : lifter->DetectDomains(text, 3)) out.emplace_back(h.domain, h.score);
