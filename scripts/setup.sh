@@ -9,6 +9,8 @@ APT_PACKAGES=(
   libfaiss-dev libomp-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcpp-httplib-dev libhiredis-dev wordnet-base gnuplot-nox
+  # Server proof: fuzzing and ThreadSanitizer builds (clang), load tests, the inspector's browser.
+  clang libclang-rt-14-dev wrk chromium ccache
 )
 # A machine may already have Node.js from elsewhere (NodeSource bundles npm and conflicts
 # with Debian's npm package): only ask apt for it when there is no npm at all.

@@ -47,6 +47,12 @@ class Memory {
   // (docs/formats.md). NotFound if unknown.
   virtual StatusOr<std::string> GraphJson(const UserKey& key) = 0;
 
+  // Stores feedback on a search durably. NotFound if the user is unknown; InvalidArgument if
+  // a turn id is not one of the user's turns or no turn id is given.
+  virtual Status AddFeedback(const UserKey& key, const Feedback& feedback) = 0;
+  // The user's feedback in order of arrival. NotFound if unknown.
+  virtual StatusOr<std::vector<Feedback>> FeedbackLog(const UserKey& key) = 0;
+
   // Removes the user and everything stored for them in one transaction. NotFound if unknown.
   virtual Status Forget(const UserKey& key) = 0;
 
@@ -57,6 +63,8 @@ class Memory {
 
   // Users of a tenant, sorted; empty if the tenant is unknown.
   virtual StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) = 0;
+  // Stored size of a tenant (zeros if unknown).
+  virtual StatusOr<TenantStats> GetTenantStats(const std::string& tenant) = 0;
 
   // Approximate bytes held in memory by loaded users, and how many are loaded.
   virtual size_t MemoryUsage() const = 0;

@@ -58,6 +58,9 @@ bool ParseMethod(const std::string& name, Method* out);
 
 struct SearchOptions {
   int k = 10;             // number of hits, 1..1000
+  // Context budget: hits are dropped from the tail once their whitespace tokens would exceed it
+  // (the top hit is always kept). 0 = no budget.
+  int64_t max_context_tokens = 0;
   Method method = Method::kFusion;
   std::string asker;      // who asks; first-person words in the query refer to them
   // Recent conversation said just before the query, oldest first. Used as query context, never
@@ -87,6 +90,27 @@ struct SearchResult {
   std::string route;           // method full: "graph-first" or "dense-first"
   int64_t graph_candidates = 0;  // method full: turns the graph view proposed
   std::vector<std::string> query_domains;  // method full: detected domains of the query
+  // Identifies this search in later feedback (Memory::AddFeedback); unique per process run.
+  std::string query_id;
+};
+
+// What the caller learned from a search's hits: which cited turns were used and right, which
+// were wrong, and which turns were needed but missing. Stored durably; the learning loop
+// consumes it.
+struct Feedback {
+  std::string query_id;             // SearchResult::query_id of the search it is about
+  std::string query;                // optional: the query text
+  std::vector<std::string> used;    // external turn ids cited and correct
+  std::vector<std::string> wrong;   // external turn ids cited but wrong or unhelpful
+  std::vector<std::string> missed;  // external turn ids that were needed but not returned
+  int64_t time_ms = 0;              // when it was given; 0 = now
+};
+
+// Stored size of a tenant, for quotas.
+struct TenantStats {
+  int64_t users = 0;
+  int64_t turns = 0;
+  int64_t text_bytes = 0;  // bytes of turn text stored
 };
 
 }  // namespace ontomem

@@ -337,6 +337,17 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
   }
 }
 
+// TODO(feedback helper): implement with the store's feedback table.
+Status MemoryImpl::AddFeedback(const UserKey&, const Feedback&) {
+  return Status::FailedPrecondition("not implemented: feedback");
+}
+StatusOr<std::vector<Feedback>> MemoryImpl::FeedbackLog(const UserKey&) {
+  return Status::FailedPrecondition("not implemented: feedback");
+}
+StatusOr<TenantStats> MemoryImpl::GetTenantStats(const std::string&) {
+  return Status::FailedPrecondition("not implemented: tenant stats");
+}
+
 Status MemoryImpl::Forget(const UserKey& key) {
   RETURN_IF_ERROR(ValidateKey(key));
   const std::string ck = CacheKey(key);

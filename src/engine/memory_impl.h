@@ -41,6 +41,9 @@ class MemoryImpl : public Memory {
                                 const SearchOptions& options) override;
   Status AddFact(const UserKey& key, const Fact& fact) override;
   StatusOr<std::string> GraphJson(const UserKey& key) override;
+  Status AddFeedback(const UserKey& key, const Feedback& feedback) override;
+  StatusOr<std::vector<Feedback>> FeedbackLog(const UserKey& key) override;
+  StatusOr<TenantStats> GetTenantStats(const std::string& tenant) override;
   Status Forget(const UserKey& key) override;
   StatusOr<std::vector<StoredTurn>> Turns(const UserKey& key) override;
   StatusOr<std::string> Export(const UserKey& key) override;
