@@ -28,3 +28,14 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The web inspector's end-to-end test drives the system chromium with playwright-core (no
+# browser download), kept beside the lexicon download outside the repo.
+NPM_PREFIX=${ONTOMEM_NPM_PREFIX:-$HOME/.cache/ontomem/npm}
+PLAYWRIGHT_VERSION=1.65.1
+if [[ ! -f $NPM_PREFIX/node_modules/playwright-core/package.json ]] ||
+   ! grep -q "\"version\": \"$PLAYWRIGHT_VERSION\"" "$NPM_PREFIX/node_modules/playwright-core/package.json"; then
+  echo "setup: installing playwright-core@$PLAYWRIGHT_VERSION into $NPM_PREFIX" >&2
+  mkdir -p "$NPM_PREFIX"
+  npm install --no-audit --no-fund --save-exact --prefix "$NPM_PREFIX" "playwright-core@$PLAYWRIGHT_VERSION"
+fi

@@ -370,6 +370,53 @@ TEST_P(StoreTest, DeleteRemovesEverythingAndLeavesOthers) {
   EXPECT_EQ(ga[0].stored.turn.text, "different now");
 }
 
+TEST_P(StoreTest, FeedbackIsCheckedStoredInOrderAndDeletedWithTheUser) {
+  std::vector<TurnRecord> ra = {Rec("D1", "a", "one"), Rec("D2", "a", "two")};
+  std::vector<TurnRecord> rb = {Rec("B1", "b", "bob's")};
+  Append(alice_, &ra);
+  Append({"acme", "bob"}, &rb);
+  Feedback f;
+  f.query_id = "q1";
+  f.query = "what?";
+  f.used = {"D1"};
+  f.missed = {"D2"};
+  f.time_ms = 42;
+  ASSERT_TRUE(store_->AppendFeedback(alice_, f).ok());
+  Feedback g;
+  g.query_id = "q2";
+  g.wrong = {"D2", "D1"};
+  ASSERT_TRUE(store_->AppendFeedback(alice_, g).ok());
+  Feedback bad = g;
+  bad.wrong = {"D1", "B1"};  // bob's turn
+  Status st = store_->AppendFeedback(alice_, bad);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("wrong names turn B1"), std::string::npos) << st.ToString();
+  EXPECT_EQ(store_->AppendFeedback({"acme", "nobody"}, f).code(), StatusCode::kNotFound);
+
+  auto log = store_->LoadFeedback(alice_);
+  ASSERT_TRUE(log.ok()) << log.status().ToString();
+  ASSERT_EQ(log->size(), 2u);
+  EXPECT_EQ((*log)[0].query_id, "q1");
+  EXPECT_EQ((*log)[0].query, "what?");
+  EXPECT_EQ((*log)[0].used, std::vector<std::string>{"D1"});
+  EXPECT_TRUE((*log)[0].wrong.empty());
+  EXPECT_EQ((*log)[0].missed, std::vector<std::string>{"D2"});
+  EXPECT_EQ((*log)[0].time_ms, 42);
+  EXPECT_EQ((*log)[1].wrong, (std::vector<std::string>{"D2", "D1"}));
+  EXPECT_TRUE(store_->LoadFeedback({"acme", "bob"})->empty());
+
+  auto stats = store_->GetTenantStats("acme");
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->users, 2);
+  EXPECT_EQ(stats->turns, 3);
+  EXPECT_EQ(stats->text_bytes, 11);
+
+  ASSERT_TRUE(store_->DeleteUser(alice_).ok());
+  EXPECT_EQ(store_->LoadFeedback(alice_).status().code(), StatusCode::kNotFound);
+  Append(alice_, &ra);  // re-created: starts with no feedback
+  EXPECT_TRUE(store_->LoadFeedback(alice_)->empty());
+}
+
 TEST_P(StoreTest, UnknownUsersAndTenants) {
   EXPECT_EQ(store_->LoadTurns(alice_).status().code(), StatusCode::kNotFound);
   auto has = store_->HasUser(alice_);
@@ -377,6 +424,10 @@ TEST_P(StoreTest, UnknownUsersAndTenants) {
   EXPECT_FALSE(*has);
   EXPECT_EQ(store_->DeleteUser(alice_).code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->UpdateVectors(alice_, {}).code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->LoadFeedback(alice_).status().code(), StatusCode::kNotFound);
+  auto stats = store_->GetTenantStats("nobody");
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->users + stats->turns + stats->text_bytes, 0);
   auto users = store_->ListUsers("nobody");
   ASSERT_TRUE(users.ok());
   EXPECT_TRUE(users->empty());
@@ -516,32 +567,35 @@ TEST_F(SqliteStoreTest, ReopenPersists) {
 TEST_F(SqliteStoreTest, IdentifiesItsFile) {
   { ASSERT_NE(Open(), nullptr); }
   EXPECT_NE(RawQueryInt(db_path_, "PRAGMA application_id"), 0);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 2);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 2);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 3);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 3);
   EXPECT_EQ(RawQueryText(db_path_, "PRAGMA journal_mode"), "wal");
   // Opening again applies nothing twice.
   { ASSERT_NE(Open(false), nullptr); }
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 2);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 3);
 }
 
 // A database written by schema 1 (before the graph tables) is migrated in place and keeps its
-// turns.
-TEST_F(SqliteStoreTest, MigratesSchemaOneToTwo) {
+// turns. (Schema 2 to 3 is tested in feedback_test.cc.)
+TEST_F(SqliteStoreTest, MigratesSchemaOneToLatest) {
   {
     auto store = Open();
     std::vector<TurnRecord> r = {Rec("a", "Ana", "kept across the migration")};
     ASSERT_TRUE(store->AppendTurns({"t", "u"}, &r).ok());
   }
-  RawExec(db_path_, "DROP TABLE edges; DROP TABLE assertions; DELETE FROM schema_version WHERE version = 2;");
+  RawExec(db_path_, "DROP TABLE feedback; DROP TABLE edges; DROP TABLE assertions; "
+                    "ALTER TABLE users DROP COLUMN turn_count; ALTER TABLE users DROP COLUMN text_bytes; "
+                    "DELETE FROM schema_version WHERE version >= 2;");
   ASSERT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
   auto store = Open(false);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 2);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 3);
   auto turns = store->LoadTurns({"t", "u"});
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 1u);
   EXPECT_EQ((*turns)[0].stored.turn.text, "kept across the migration");
   EXPECT_TRUE(store->LoadAssertions({"t", "u"})->empty());
+  EXPECT_EQ(store->GetTenantStats("t")->text_bytes, 25);  // totals backfilled by the migration
 }
 
 TEST_F(SqliteStoreTest, RandomBytesAreNotAnOntomemDatabase) {
@@ -577,7 +631,7 @@ TEST_F(SqliteStoreTest, NewerSchemaIsFailedPrecondition) {
   { ASSERT_NE(Open(), nullptr); }
   RawExec(db_path_, "INSERT INTO schema_version (version, applied_at) VALUES (7, 0);");
   ExpectOpenFailsUnchanged(StatusCode::kFailedPrecondition,
-                           "newer ontomem (schema 7, this build knows 2)");
+                           "newer ontomem (schema 7, this build knows 3)");
 }
 
 TEST_F(SqliteStoreTest, MissingDirectoryWithoutCreateIsNotFound) {
@@ -632,7 +686,7 @@ TEST_F(SqliteStoreTest, ConcurrentFirstOpensMigrateOnce) {
   for (auto& th : threads) th.join();
   stores.clear();
   const std::string path = (fs::path(fresh) / kDatabaseFileName).string();
-  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 2);
+  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 3);
   EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM turns"), kOpeners);
 }
 

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -19,7 +20,13 @@
 #include "bench/prefeval_compose.h"
 #include "embed/lexicon_cli.h"
 #include "extract/train.h"
+#include "mcp/mcp_server.h"
 #include "ontomem/memory.h"
+#include "server/api_json.h"
+#include "server/bad_input.h"
+#include "server/keys.h"
+#include "server/routes.h"
+#include "server/serve.h"
 
 namespace {
 
@@ -141,23 +148,11 @@ void PrintHits(const SearchResult& r) {
   }
   std::cout << fmt::format("method {}, {} candidates, {} us, {} context tokens\n", r.method,
                            r.candidates, r.latency_us, r.context_tokens);
-}
-
-nlohmann::json HitsJson(const SearchResult& r) {
-  nlohmann::json j{{"method", r.method}, {"latency_us", r.latency_us}, {"candidates", r.candidates},
-                   {"context_tokens", r.context_tokens}, {"hits", nlohmann::json::array()}};
-  if (!r.route.empty()) {
-    j["route"] = r.route;
-    j["graph_candidates"] = r.graph_candidates;
-    j["query_domains"] = r.query_domains;
-  }
-  for (const auto& h : r.hits)
-    j["hits"].push_back({{"id", h.turn.turn.id}, {"seq", h.turn.seq}, {"speaker", h.turn.turn.speaker},
-                         {"text", h.turn.turn.text}, {"time_ms", h.turn.turn.time_ms},
-                         {"score", h.score}, {"dense", h.dense_score}, {"bm25", h.bm25_score},
-                         {"dense_rank", h.dense_rank}, {"bm25_rank", h.bm25_rank},
-                         {"graph", h.graph_score}, {"path", h.path}});
-  return j;
+  if (!r.route.empty())
+    std::cout << fmt::format("route {}, {} graph candidates, uncertainty {}, domains {}\n", r.route,
+                             r.graph_candidates, r.uncertainty, fmt::join(r.query_domains, ","));
+  for (size_t i = 0; i < r.hits.size(); ++i)
+    if (!r.hits[i].path.empty()) std::cout << fmt::format("  #{} via {}\n", i + 1, r.hits[i].path);
 }
 
 int CmdSearch(const Common& c, const std::string& query, int k, const std::string& method,
@@ -165,14 +160,15 @@ int CmdSearch(const Common& c, const std::string& query, int k, const std::strin
   SearchOptions so;
   so.k = k;
   if (!ParseMethod(method, &so.method))
-    return Fail(Status::InvalidArgument("unknown --method " + method + " (dense, bm25, fusion, full)"));
+    return Fail(Status::InvalidArgument("unknown --method " + method + " (dense, bm25, fusion, full, rewrite, ppr)"));
   so.asker = asker;
   so.context = context;
   auto mem = OpenMemory(c, false);
   if (!mem.ok()) return Fail(mem.status());
   auto r = (*mem)->Search({c.tenant, c.user}, query, so);
   if (!r.ok()) return Fail(r.status());
-  if (json) std::cout << HitsJson(*r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  // The same document as POST /v1/users/{user}/search (docs/http_api.md).
+  if (json) std::cout << server::SearchResultJson(*r) << "\n";
   else PrintHits(*r);
   return 0;
 }
@@ -245,7 +241,7 @@ int main(int argc, char** argv) {
   bool json = false;
   search->add_option("query", query, "the query")->required();
   search->add_option("--k", k, "number of hits")->capture_default_str();
-  search->add_option("--method", method, "dense, bm25, fusion or full")->capture_default_str();
+  search->add_option("--method", method, "dense, bm25, fusion, full, rewrite or ppr")->capture_default_str();
   search->add_option("--asker", asker, "who asks (first-person words refer to them)");
   search->add_option("--context", context, "recent turns said before the query (repeatable)");
   search->add_flag("--json", json, "print JSON");
@@ -270,6 +266,9 @@ int main(int argc, char** argv) {
   fact->add_option("--type", fact_in.tail_type, "ontology entity type of the tail");
   fact->add_option("--domain", fact_in.domain, "ontology domain");
 
+  auto* mcp_cmd = app.add_subcommand("mcp", "serve the Model Context Protocol on stdin/stdout (docs/mcp.md)");
+  AddStoreFlags(mcp_cmd, &c, false);
+
   auto* users = app.add_subcommand("users", "list the users of a tenant");
   AddStoreFlags(users, &c, false);
 
@@ -287,6 +286,7 @@ int main(int argc, char** argv) {
   std::string plot_dir;
   bench->add_option("--plot", plot_dir, "write plots (SVG and PNG, gnuplot) into this directory");
   bench->add_option("--param", params, "tuning knob name=value (docs/tuning.md; repeatable)");
+  bench->add_option("--dump", bc.dump_path, "write one JSON line per question and method (error analysis)");
   bench->add_option("--lexicon", c.lexicon, "lexicon file");
 
   auto* genipr = bench->add_subcommand("gen-ipr", "generate an IPR-synth split (implicit preference recall)");
@@ -340,6 +340,38 @@ int main(int argc, char** argv) {
   auto* lcheck = lexicon->add_subcommand("check", "validate a lexicon file");
   std::string lpath;
   lcheck->add_option("--path", lpath, "lexicon path")->required();
+
+  auto* serve = app.add_subcommand("serve", "serve the HTTP API (docs/http_api.md) until SIGTERM or SIGINT");
+  server::ServerOptions so;
+  std::string keys_path = "data/keys", durability = "full";
+  serve->add_option("--data", c.data, "data directory (holds ontomem.db)")->capture_default_str();
+  serve->add_option("--lexicon", c.lexicon, "lexicon file (default $ONTOMEM_LEXICON or ~/.cache/ontomem/lexicon.bin)");
+  serve->add_option("--keys", keys_path, "API key file (create keys with `ontomem keys add`)")->capture_default_str();
+  serve->add_option("--host", so.host, "address to listen on")->capture_default_str();
+  serve->add_option("--port", so.port, "port (0: any free port)")->capture_default_str();
+  serve->add_option("--threads", so.threads, "worker threads (one per connection being served)")->capture_default_str();
+  serve->add_option("--rate-per-sec", so.rate_per_sec, "requests per second per tenant (0: unlimited)")->capture_default_str();
+  serve->add_option("--burst", so.burst, "request burst per tenant")->capture_default_str();
+  serve->add_option("--quota-turns", so.quota_turns, "stored turns per tenant (0: unlimited)")->capture_default_str();
+  serve->add_option("--quota-bytes", so.quota_bytes, "stored bytes of turn text per tenant (0: unlimited)")->capture_default_str();
+  serve->add_option("--max-body-bytes", so.limits.max_body_bytes, "largest request body")->capture_default_str();
+  serve->add_option("--max-turn-bytes", so.limits.max_turn_bytes, "largest turn text")->capture_default_str();
+  serve->add_option("--max-batch-turns", so.limits.max_batch_turns, "most turns per ingest request")->capture_default_str();
+  serve->add_option("--read-timeout", so.read_timeout_sec, "seconds to read a request")->capture_default_str();
+  serve->add_option("--write-timeout", so.write_timeout_sec, "seconds to write a response")->capture_default_str();
+  serve->add_option("--durability", durability, "full, normal or off (Options::durability)")->capture_default_str();
+
+  auto* keys = app.add_subcommand("keys", "manage API keys");
+  keys->require_subcommand(1);
+  auto* keys_add = keys->add_subcommand("add", "create an API key for a tenant; prints it once, as the last line");
+  std::string key_tenant;
+  keys_add->add_option("--keys", keys_path, "API key file (holds only SHA-256 hashes)")->capture_default_str();
+  keys_add->add_option("tenant", key_tenant, "tenant the key gives access to")->required();
+
+  auto* docs = app.add_subcommand("docs", "print generated documentation");
+  docs->require_subcommand(1);
+  auto* docs_http = docs->add_subcommand("http-api", "docs/http_api.md, from the server's route table");
+  auto* docs_bad = docs->add_subcommand("bad-input", "docs/bad_input.md: sends each kind of bad request to a local server");
 
   try {
     app.parse(argc, argv);
@@ -406,6 +438,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*demo) return CmdDemo(c);
+  if (*mcp_cmd) {
+    // stdout carries only protocol messages: everything else goes to stderr.
+    auto mem = OpenMemory(c, true);
+    if (!mem.ok()) return Fail(mem.status());
+    mcp::McpOptions mo;
+    mo.tenant = c.tenant;
+    mo.default_user = c.user;
+    mo.log = &std::cerr;
+    mcp::McpServer server(mem->get(), mo);
+    Status st = server.Serve(std::cin, std::cout);
+    return st.ok() ? 0 : Fail(st);
+  }
   if (*genipr) {
     Status st = GenerateIprToFile(ic, ipr_out);
     if (!st.ok()) return Fail(st);
@@ -455,5 +499,35 @@ int main(int argc, char** argv) {
   if (*eval_ex) return extract::RunEvalExtractor(ea);
   if (*lbuild) return RunLexiconBuild(from, lout, int8);
   if (*lcheck) return RunLexiconCheck(lpath);
+  if (*serve) {
+    Options o;
+    o.data_dir = c.data;
+    o.lexicon_path = c.lexicon;
+    o.max_turn_bytes = std::max(o.max_turn_bytes, so.limits.max_turn_bytes);
+    o.max_batch_turns = std::max(o.max_batch_turns, so.limits.max_batch_turns);
+    if (durability == "normal") o.durability = Durability::kNormal;
+    else if (durability == "off") o.durability = Durability::kOff;
+    else if (durability != "full") return Fail(Status::InvalidArgument("--durability: full, normal or off"));
+    Status st = server::Serve(o, keys_path, so);
+    return st.ok() ? 0 : Fail(st);
+  }
+  if (*keys_add) {
+    auto key = server::AddKey(keys_path, key_tenant);
+    if (!key.ok()) return Fail(key.status());
+    std::cout << "added a key for tenant " << key_tenant << " to " << keys_path
+              << " (only its hash is stored: keep the key, it is not shown again)\n"
+              << *key << "\n";
+    return 0;
+  }
+  if (*docs_http) {
+    std::cout << server::HttpApiMarkdown(server::Limits{});
+    return 0;
+  }
+  if (*docs_bad) {
+    auto md = server::BadInputMarkdown();
+    if (!md.ok()) return Fail(md.status());
+    std::cout << *md;
+    return 0;
+  }
   return 0;
 }

@@ -50,10 +50,13 @@ enum class Method {
   kBm25,    // BM25 over stemmed, stop-word-free tokens of the turn and its predecessor
   kFusion,  // weighted fusion of both views (the default; see docs/RESULTS.md for why)
   kFull,    // hybrid: the user's memory graph (graph-first) unified with the fused views
+  // Baselines measured in the same harness (docs/RESULTS.md):
+  kRewrite,  // cue augmentation (context, asker, detected domain's cue words) + dense, no graph
+  kPpr,      // HippoRAG-style personalised PageRank over the extracted entity graph
 };
 
 const char* MethodName(Method m);
-// Parses "dense", "bm25" or "fusion"; false if unknown.
+// Parses "dense", "bm25", "fusion", "full", "rewrite" or "ppr"; false if unknown.
 bool ParseMethod(const std::string& name, Method* out);
 
 struct SearchOptions {
@@ -66,6 +69,12 @@ struct SearchOptions {
   // Recent conversation said just before the query, oldest first. Used as query context, never
   // stored.
   std::vector<std::string> context;
+  // Method full: an uncertainty expansion (one more graph hop or dense probe) is skipped when
+  // it would push Search past this many microseconds (0 = never expand).
+  int64_t latency_budget_us = 5000;
+  // When the query is asked (Unix ms), for time expressions such as "two weeks ago";
+  // 0 = the time of the user's latest turn.
+  int64_t now_ms = 0;
 };
 
 // One ranked turn with the score of each signal that saw it. A view that did not retrieve the
@@ -79,6 +88,7 @@ struct Hit {
   int bm25_rank = 0;       // 1-based rank in the lexical view, 0 if not retrieved there
   double graph_score = 0;  // graph view (method full): edge weight x query-domain match
   std::string path;        // method full: the edge that brought the turn ("ana -LIKES-> titanic")
+  double profile_score = 0;  // method full: s_profile in [-1, 1], from the user's feedback
 };
 
 struct SearchResult {
@@ -90,6 +100,17 @@ struct SearchResult {
   std::string route;           // method full: "graph-first" or "dense-first"
   int64_t graph_candidates = 0;  // method full: turns the graph view proposed
   std::vector<std::string> query_domains;  // method full: detected domains of the query
+  // Method full: how uncertainty was handled: "none" (confident), "graph-hop" or "dense-probe"
+  // (one expansion ran), "skipped-latency" (it would have broken the latency budget; the
+  // fused dense/lexical view was trusted instead).
+  std::string uncertainty;
+  // Method full: share of the graph view's top 10 that the fused view also ranks top 10
+  // (-1 when the graph proposed nothing).
+  double view_overlap = -1;
+  // Method full: a time expression of the query resolved against SearchOptions::now_ms; turns
+  // said in [time_from_ms, time_to_ms) were favoured. Empty phrase = none found.
+  std::string time_phrase;
+  int64_t time_from_ms = 0, time_to_ms = 0;
   // Identifies this search in later feedback (Memory::AddFeedback); unique per process run.
   std::string query_id;
 };

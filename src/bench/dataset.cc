@@ -12,21 +12,13 @@
 #include <sstream>
 
 #include "common/file_util.h"
+#include "common/civil_time.h"
 #include "text/text.h"
 
 namespace ontomem {
 namespace {
 
 using nlohmann::json;
-
-int64_t DaysFromCivil(int y, unsigned m, unsigned d) {  // Howard Hinnant's algorithm
-  y -= m <= 2;
-  const int era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int>(doe) - 719468;
-}
 
 int MonthIndex(std::string m) {
   static const char* kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
@@ -167,6 +159,8 @@ StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& o
     doc = json::parse(json_text);
   } catch (const json::parse_error& e) {
     return Status::InvalidArgument(fmt::format("{}: malformed JSON at byte {}: {}", origin, e.byte, e.what()));
+  } catch (const json::exception& e) {  // out_of_range: a number too large for a double
+    return Status::InvalidArgument(fmt::format("{}: malformed JSON: {}", origin, e.what()));
   }
   Dataset ds;
   ds.path = origin;
@@ -222,6 +216,8 @@ StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path) {
       obj = json::parse(line);
     } catch (const json::parse_error& e) {
       return Status::InvalidArgument(fmt::format("{}: malformed JSON at column {}: {}", where, e.byte, e.what()));
+    } catch (const json::exception& e) {  // out_of_range: a number too large for a double
+      return Status::InvalidArgument(fmt::format("{}: malformed JSON: {}", where, e.what()));
     }
     if (!obj.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
     Turn t;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -40,6 +41,7 @@ struct MethodAcc {
   std::map<std::string, SliceAcc> slices;
   std::vector<double> latency_us;
   double context_tokens = 0;
+  std::map<std::string, size_t> routes;  // method full: "<route>/<uncertainty>" -> queries
 };
 
 double Percentile(std::vector<double> v, double p) {
@@ -57,7 +59,7 @@ Status MethodSetup(const std::string& name, const BenchConfig& config, Method* m
   if (name == "fusion-weighted") { *method = Method::kFusion; rc->fusion = FusionKind::kWeighted; return Status::Ok(); }
   if (name == "full-no-promotion") { *method = Method::kFull; rc->use_promoted = false; return Status::Ok(); }
   if (ParseMethod(name, method)) return Status::Ok();
-  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, full, fusion-rrf, fusion-weighted, full-no-promotion)", name));
+  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, full, rewrite, ppr, fusion-rrf, fusion-weighted, full-no-promotion)", name));
 }
 
 // True when some 1-4 word span of `text` is a gazetteer entry. Single common words are
@@ -130,6 +132,16 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
     if (v != 0) c->retriever.graph_relations.clear();
   }
   else if (name == "w_dense") c->retriever.w_dense = v;
+  else if (name == "w_time") c->retriever.w_time = v;
+  else if (name == "uncertainty_margin") c->retriever.uncertainty_margin = v;
+  else if (name == "uncertainty_min_overlap") c->retriever.uncertainty_min_overlap = v;
+  else if (name == "hop_decay") c->retriever.hop_decay = v;
+  else if (name == "hop_max_new") c->retriever.hop_max_new = static_cast<size_t>(v);
+  else if (name == "probe_weight") c->retriever.probe_weight = v;
+  else if (name == "rewrite_domain_weight") c->retriever.rewrite_domain_weight = v;
+  else if (name == "ppr_damping") c->retriever.ppr_damping = v;
+  else if (name == "ppr_seed_nodes") c->retriever.ppr_seed_nodes = static_cast<size_t>(v);
+  else if (name == "ppr_seed_min_cos") c->retriever.ppr_seed_min_cos = v;
   else if (name == "max_query_domains") c->retriever.max_query_domains = static_cast<size_t>(v);
   else if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
   else if (name == "speaker_weight") c->lexical.speaker_weight = v;
@@ -145,6 +157,11 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
 Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
   if (!config.embedder) return Status::InvalidArgument("bench needs an embedder");
   if (config.k < 1) return Status::InvalidArgument("--k must be at least 1");
+  std::ofstream dump;
+  if (!config.dump_path.empty()) {
+    dump.open(config.dump_path, std::ios::binary | std::ios::trunc);
+    if (!dump) return Status::IOError("cannot write " + config.dump_path);
+  }
   std::vector<std::pair<Method, RetrieverConfig>> setups;
   for (const auto& m : config.methods) {
     Method method;
@@ -169,7 +186,8 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     std::shared_ptr<const Ontology> ontology;  // set with the graph: gazetteer slices
     // The graph is built only when a method reads it, so baseline ingest costs stay comparable.
     bool needs_graph = false;
-    for (const auto& s : setups) needs_graph |= s.first == Method::kFull;
+    for (const auto& s : setups)
+      needs_graph |= s.first == Method::kFull || s.first == Method::kPpr || s.first == Method::kRewrite;
     if (needs_graph) {
       ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(opts, config.embedder));
       mem.set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
@@ -179,6 +197,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     std::vector<MethodAcc> acc(setups.size());
     size_t questions = 0, skipped_evidence = 0, turns_total = 0;
     double graph_bytes = 0, graph_edges = 0, graph_promoted = 0;
+    size_t promoted_judged = 0, promoted_on_gold = 0, promoted_touching_gold = 0, gold_turns = 0, gold_covered = 0;
     double ingest_us_total = 0;
     for (size_t si = 0; si < ds.samples.size(); ++si) {
       const Sample& s = ds.samples[si];
@@ -207,6 +226,33 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
         graph_bytes += static_cast<double>(gs.bytes);
         graph_edges += static_cast<double>(gs.current_edges);
         graph_promoted += static_cast<double>(gs.promoted);
+        // How the graph covers the gold: the share of gold turns that are the source of a
+        // current edge, and the share of promoted edges standing only on gold turns (in
+        // IPR-synth every gold turn is a stated preference of the user, so a promotion
+        // resting on anything else lifted a distractor or filler).
+        std::set<std::string> gold_all;
+        for (const QaItem& q : s.qa)
+          for (const auto& e : q.evidence)
+            if (ids.count(e)) gold_all.insert(e);
+        ASSIGN_OR_RETURN(std::string gj, mem.GraphJson(key));
+        const json graph = json::parse(gj);
+        std::set<std::string> covered;
+        for (const auto& e : graph["edges"]) {
+          if (!e["valid_to"].is_null()) continue;
+          bool all_gold = !e["source_turns"].empty(), any_gold = false;
+          for (const auto& t : e["source_turns"]) {
+            const std::string id = t.get<std::string>();
+            if (gold_all.count(id)) covered.insert(id), any_gold = true;
+            else all_gold = false;
+          }
+          if (e["promoted"].get<bool>()) {
+            ++promoted_judged;
+            promoted_on_gold += all_gold ? 1 : 0;
+            promoted_touching_gold += any_gold ? 1 : 0;
+          }
+        }
+        gold_turns += gold_all.size();
+        gold_covered += covered.size();
       }
       for (const QaItem& q : s.qa) {
         std::vector<std::string> gold;
@@ -238,11 +284,24 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           if (!res.ok()) return res.status().WithContext(fmt::format("{}: search {}", path, s.sample_id));
           std::vector<std::string> ranked;
           for (const auto& h : res->hits) ranked.push_back(h.turn.turn.id);
+          if (dump.is_open()) {
+            json hits = json::array();
+            for (const auto& h : res->hits)
+              hits.push_back({{"id", h.turn.turn.id}, {"score", h.score}, {"dense_rank", h.dense_rank},
+                              {"bm25_rank", h.bm25_rank}, {"graph", h.graph_score}, {"path", h.path}});
+            json line{{"dataset", path}, {"sample", s.sample_id}, {"method", config.methods[m]},
+                      {"question", q.question}, {"context", q.context}, {"gold", gold}, {"hits", hits},
+                      {"route", res->route}, {"uncertainty", res->uncertainty},
+                      {"domains", res->query_domains}, {"pathology", q.pathology}};
+            if (q.implicit.has_value()) line["implicit"] = *q.implicit;
+            dump << line.dump() << "\n";
+          }
           double r = RecallAtK(ranked, gold, k), g = NdcgAtK(ranked, gold, k), p = PrecisionAtK(ranked, gold, k);
           MethodAcc& a = acc[m];
           a.all.Add(r, g, p);
           a.latency_us.push_back(us);
           a.context_tokens += static_cast<double>(res->context_tokens);
+          if (!res->route.empty()) ++a.routes[res->route + "/" + res->uncertainty];
           if (q.implicit.has_value()) a.slices[*q.implicit ? "implicit" : "explicit"].Add(r, g, p);
           if (!q.category.empty()) a.slices["category:" + q.category].Add(r, g, p);
           for (const auto& pth : q.pathology) a.slices["pathology:" + pth].Add(r, g, p);
@@ -261,10 +320,18 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     std::string graph_line;
     if (needs_graph && !ds.samples.empty()) {
       const double users = static_cast<double>(ds.samples.size());
+      const double coverage = gold_turns ? static_cast<double>(gold_covered) / static_cast<double>(gold_turns) : 0;
+      const double on_gold =
+          promoted_judged ? static_cast<double>(promoted_on_gold) / static_cast<double>(promoted_judged) : 0;
       dj["graph"] = {{"bytes_per_user", graph_bytes / users}, {"current_edges_per_user", graph_edges / users},
-                     {"promoted_edges_per_user", graph_promoted / users}};
-      graph_line = fmt::format("graph per user: {:.0f} bytes, {:.1f} current edges, {:.2f} promoted\n",
-                               graph_bytes / users, graph_edges / users, graph_promoted / users);
+                     {"promoted_edges_per_user", graph_promoted / users},
+                     {"gold_turn_coverage", coverage}, {"promoted_on_gold_share", on_gold},
+                     {"promoted_edges", promoted_judged}, {"promoted_touching_gold", promoted_touching_gold}};
+      graph_line = fmt::format(
+          "graph per user: {:.0f} bytes, {:.1f} current edges, {:.2f} promoted; gold turns with an edge "
+          "{:.3f}; promoted edges resting only on gold turns {}/{} (touching gold {})\n",
+          graph_bytes / users, graph_edges / users, graph_promoted / users, coverage, promoted_on_gold,
+          promoted_judged, promoted_touching_gold);
     }
     const double ingest_per_turn = turns_total ? ingest_us_total / static_cast<double>(turns_total) : 0;
     table << fmt::format("\n{}  ({} questions, {} turns, {} evidence ids skipped)\n", path,
@@ -283,6 +350,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
       json sj = json::object();
       for (const auto& [name, sl] : a.slices) sj[name] = sl.ToJson();
       mj["slices"] = sj;
+      if (!a.routes.empty()) mj["routes"] = a.routes;
       dj["methods"][config.methods[m]] = mj;
       table << fmt::format("{:<16} {:>8.4f} {:>8.4f} {:>8.4f} {:>9.1f} {:>9.1f} {:>10.1f} {:>8.1f}\n",
                            config.methods[m], mj["recall"].get<double>(), mj["ndcg"].get<double>(),

@@ -27,6 +27,9 @@ struct BenchConfig {
   LexicalConfig lexical;
   SifEmbedderOptions sif;  // used by the CLI to build `embedder` from the lexicon
   bool progress = false;  // progress lines on stderr
+  // When set, one JSON line per (question, method) for error analysis: gold ids, the ranked
+  // ids with their per-view scores and paths, the route (docs/benchmarks.md).
+  std::string dump_path;
 };
 
 // Parses "name=value" into the retriever/lexical knobs (names as in docs/tuning.md).

@@ -227,7 +227,9 @@ Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
     std::vector<std::string> gold_text(topics.size());
     size_t next = 0;  // next insertion to place
     for (size_t si = 0; si < f.sessions.size(); ++si) {
-      const auto& [num, key] = f.sessions[si];
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+      const int num = f.sessions[si].first;
+      const std::string& key = f.sessions[si].second;
       const ojson& orig = f.conversation.at(key);
       ojson turns = ojson::array();
       auto emit = [&](ojson turn) {

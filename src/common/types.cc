@@ -12,6 +12,8 @@ const char* MethodName(Method m) {
     case Method::kBm25: return "bm25";
     case Method::kFusion: return "fusion";
     case Method::kFull: return "full";
+    case Method::kRewrite: return "rewrite";
+    case Method::kPpr: return "ppr";
   }
   return "unknown";
 }
@@ -21,6 +23,8 @@ bool ParseMethod(const std::string& name, Method* out) {
   else if (name == "bm25") *out = Method::kBm25;
   else if (name == "fusion") *out = Method::kFusion;
   else if (name == "full") *out = Method::kFull;
+  else if (name == "rewrite") *out = Method::kRewrite;
+  else if (name == "ppr") *out = Method::kPpr;
   else return false;
   return true;
 }

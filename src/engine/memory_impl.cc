@@ -5,9 +5,12 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <random>
 
+#include "common/random.h"
 #include "engine/pipeline.h"
 #include "engine/validate.h"
+#include "text/text.h"
 
 namespace ontomem {
 namespace {
@@ -23,6 +26,53 @@ Status UnknownUserMessage(const Status& st, const UserKey& key) {
   if (st.code() == StatusCode::kNotFound)
     return Status::NotFound(fmt::format("no user {} (nothing ingested for it)", Describe(key)));
   return st;
+}
+
+uint64_t RandomQueryIdBase() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The context budget: keeps the longest prefix of hits whose whitespace tokens fit, and always
+// the top hit (a prompt with no evidence is worse than one slightly over budget).
+void ApplyContextBudget(int64_t max_tokens, SearchResult* result) {
+  int64_t total = 0;
+  size_t keep = 0;
+  for (; keep < result->hits.size(); ++keep) {
+    const auto n = static_cast<int64_t>(text::CountWhitespaceTokens(result->hits[keep].turn.turn.text));
+    if (max_tokens > 0 && keep > 0 && total + n > max_tokens) break;
+    total += n;
+  }
+  result->hits.resize(keep);
+  result->context_tokens = total;
+}
+
+constexpr size_t kMaxFeedbackIds = 1000;
+constexpr size_t kMaxFeedbackQueryBytes = 64 << 10;
+
+Status ValidateFeedback(const Feedback& f) {
+  if (f.query_id.empty()) return Status::InvalidArgument("feedback query_id is empty");
+  RETURN_IF_ERROR(ValidateName("feedback query_id", f.query_id, false));
+  if (f.query.size() > kMaxFeedbackQueryBytes)
+    return Status::InvalidArgument("feedback query is longer than 64 KiB");
+  if (size_t off = 0; !text::IsValidUtf8(f.query, &off))
+    return Status::InvalidArgument(fmt::format("feedback query is not valid UTF-8 (bad byte at offset {})", off));
+  const size_t n = f.used.size() + f.wrong.size() + f.missed.size();
+  if (n == 0) return Status::InvalidArgument("feedback names no turn (used, wrong and missed are empty)");
+  if (n > kMaxFeedbackIds)
+    return Status::InvalidArgument(fmt::format("feedback names {} turns, the limit is {}", n, kMaxFeedbackIds));
+  for (auto [field, ids] : {std::pair<const char*, const std::vector<std::string>*>{"used", &f.used},
+                            {"wrong", &f.wrong}, {"missed", &f.missed}}) {
+    for (size_t i = 0; i < ids->size(); ++i)
+      RETURN_IF_ERROR(ValidateName(fmt::format("feedback {}[{}]", field, i), (*ids)[i], false));
+  }
+  if (f.time_ms < 0) return Status::InvalidArgument("feedback time_ms is negative");
+  return Status::Ok();
 }
 
 }  // namespace
@@ -52,7 +102,12 @@ MemoryImpl::MemoryImpl(Options options, std::unique_ptr<Store> store,
       store_(std::move(store)),
       embedder_(std::move(embedder)),
       retriever_(retriever),
-      lexical_(lexical) {}
+      lexical_(lexical),
+      query_id_base_(RandomQueryIdBase()) {}
+
+std::string MemoryImpl::NextQueryId() {
+  return fmt::format("{:016x}", SplitMix64(query_id_base_ + query_counter_.fetch_add(1)));
+}
 
 MemoryImpl::SlotPtr MemoryImpl::Acquire(const std::string& cache_key) {
   std::lock_guard<std::mutex> lock(cache_mu_);
@@ -103,12 +158,19 @@ Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
     mem->graph().Apply(a, t ? t->turn.session : std::string(), t ? t->turn.text : std::string(),
                        policy_, &dirty);
   }
+  // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
+  ASSIGN_OR_RETURN(auto feedback, store_->LoadFeedback(key));
+  for (const Feedback& f : feedback) mem->RecordFeedback(f);
   slot->mem = std::move(mem);
   return Status::Ok();
 }
 
 void MemoryImpl::DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot) {
   std::lock_guard<std::mutex> lock(cache_mu_);
+  // slot->mem is read under the slot's lock; try_lock because Forget holds it while it takes
+  // cache_mu_. A busy slot is left to whoever holds it.
+  std::shared_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
+  if (!slot_lock.owns_lock()) return;
   auto it = cache_.find(cache_key);
   if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
     lru_.erase(it->second.pos);
@@ -116,8 +178,7 @@ void MemoryImpl::DropIfUnloaded(const std::string& cache_key, const SlotPtr& slo
   }
 }
 
-void MemoryImpl::Account(const std::string& cache_key, Slot* slot) {
-  const size_t now = slot->mem ? slot->mem->MemoryBytes() : 0;
+void MemoryImpl::Account(const std::string& cache_key, Slot* slot, size_t now) {
   std::lock_guard<std::mutex> lock(cache_mu_);
   auto it = cache_.find(cache_key);
   if (it != cache_.end() && it->second.slot.get() == slot) {
@@ -133,7 +194,10 @@ void MemoryImpl::EvictOverBudget(const std::string& keep) {
     --it;
     if (*it == keep) continue;
     auto entry = cache_.find(*it);
-    Slot* slot = entry->second.slot.get();
+    // Holds the slot (and so its mutex) until slot_lock has unlocked it: erasing the entry may
+    // drop the last other reference.
+    const SlotPtr victim = entry->second.slot;
+    Slot* slot = victim.get();
     std::unique_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
     if (!slot_lock.owns_lock()) continue;  // in use: try the next one
     slot->evicted = true;
@@ -212,8 +276,9 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     } else {
       slot->mem->graph() = std::move(next);
     }
+    const size_t bytes = slot->mem->MemoryBytes();  // under the lock: writers change it
     lock.unlock();
-    Account(ck, slot.get());
+    Account(ck, slot.get(), bytes);
     EvictOverBudget(ck);
     return Status::Ok();
   }
@@ -233,8 +298,9 @@ Status MemoryImpl::WithUserLocked(const UserKey& key, bool create,
       return UnknownUserMessage(st, key);
     }
     st = fn(*slot->mem);
+    const size_t bytes = slot->mem ? slot->mem->MemoryBytes() : 0;
     lock.unlock();
-    Account(ck, slot.get());
+    Account(ck, slot.get(), bytes);
     EvictOverBudget(ck);
     return st;
   }
@@ -310,6 +376,9 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
                                           const SearchOptions& options) {
   RETURN_IF_ERROR(ValidateKey(key));
   RETURN_IF_ERROR(ValidateQuery(query, options));
+  if (options.max_context_tokens < 0)
+    return Status::InvalidArgument(
+        fmt::format("max_context_tokens is {}, it must be >= 0", options.max_context_tokens));
   const std::string ck = CacheKey(key);
   for (;;) {
     SlotPtr slot = Acquire(ck);
@@ -326,26 +395,50 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
       }
     }
     StatusOr<SearchResult> result = Status::Internal("unreachable");
+    size_t bytes = 0;
     {
       std::shared_lock<std::shared_mutex> lock(slot->mu);
       if (slot->evicted || !slot->mem) continue;
       result = Retrieve(*slot->mem, *embedder_, query, options, retriever_, &graph_context_);
+      bytes = slot->mem->MemoryBytes();
     }
-    Account(ck, slot.get());
+    Account(ck, slot.get(), bytes);
     EvictOverBudget(ck);
+    if (result.ok()) {
+      ApplyContextBudget(options.max_context_tokens, &*result);
+      result->query_id = NextQueryId();
+    }
     return result;
   }
 }
 
-// TODO(feedback helper): implement with the store's feedback table.
-Status MemoryImpl::AddFeedback(const UserKey&, const Feedback&) {
-  return Status::FailedPrecondition("not implemented: feedback");
+// Feedback goes straight to the store, which checks the turn ids in the same transaction: the
+// store is the truth even when another process ingested the turns.
+Status MemoryImpl::AddFeedback(const UserKey& key, const Feedback& feedback) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  RETURN_IF_ERROR(ValidateFeedback(feedback));
+  Feedback f = feedback;
+  if (f.time_ms == 0) f.time_ms = NowMs();
+  // Under the user's lock, so a concurrent load cannot replay this record and count it twice.
+  return WithUserLocked(key, /*create=*/false, [&](UserMemory& mem) -> Status {
+    Status st = store_->AppendFeedback(key, f);
+    if (st.code() == StatusCode::kNotFound) return Status::NotFound(fmt::format("no user {}", Describe(key)));
+    if (st.ok()) mem.RecordFeedback(f);
+    return st;
+  });
 }
-StatusOr<std::vector<Feedback>> MemoryImpl::FeedbackLog(const UserKey&) {
-  return Status::FailedPrecondition("not implemented: feedback");
+
+StatusOr<std::vector<Feedback>> MemoryImpl::FeedbackLog(const UserKey& key) {
+  RETURN_IF_ERROR(ValidateKey(key));
+  auto log = store_->LoadFeedback(key);
+  if (!log.ok() && log.status().code() == StatusCode::kNotFound)
+    return Status::NotFound(fmt::format("no user {}", Describe(key)));
+  return log;
 }
-StatusOr<TenantStats> MemoryImpl::GetTenantStats(const std::string&) {
-  return Status::FailedPrecondition("not implemented: tenant stats");
+
+StatusOr<TenantStats> MemoryImpl::GetTenantStats(const std::string& tenant) {
+  RETURN_IF_ERROR(ValidateName("tenant", tenant, false));
+  return store_->GetTenantStats(tenant);
 }
 
 Status MemoryImpl::Forget(const UserKey& key) {
@@ -402,6 +495,13 @@ StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
   }
   auto graph = GraphJson(key);
   if (graph.ok()) doc["graph"] = nlohmann::json::parse(*graph);
+  auto feedback = store_->LoadFeedback(key);
+  if (!feedback.ok() && feedback.status().code() != StatusCode::kNotFound) return feedback.status();
+  auto& fb = doc["feedback"] = nlohmann::json::array();
+  if (feedback.ok())
+    for (const Feedback& f : *feedback)
+      fb.push_back({{"query_id", f.query_id}, {"query", f.query}, {"used", f.used},
+                    {"wrong", f.wrong}, {"missed", f.missed}, {"time_ms", f.time_ms}});
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -2,6 +2,7 @@
 // LRU cache under a memory budget.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <list>
 #include <set>
@@ -74,7 +75,8 @@ class MemoryImpl : public Memory {
   // With the slot locked exclusively: loads the user from the store if needed. NotFound when
   // the user does not exist and !create.
   Status EnsureLoaded(const UserKey& key, Slot* slot, bool create);
-  void Account(const std::string& cache_key, Slot* slot);
+  // `bytes`: slot->mem->MemoryBytes(), measured by the caller while it held slot->mu.
+  void Account(const std::string& cache_key, Slot* slot, size_t bytes);
   // Empty slots of unknown users are not kept (a failed load leaves `slot->mem` null).
   void DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot);
   // Runs `fn` with the user's slot locked exclusively and loaded (created when `create`).
@@ -90,6 +92,12 @@ class MemoryImpl : public Memory {
   GraphPolicy policy_;
   GraphContext graph_context_;
   std::set<std::string> known_relations_;
+
+  // Query ids: a random base drawn at construction plus a counter, mixed (bijectively) so ids
+  // are unique within the process and unlikely to repeat across runs.
+  std::string NextQueryId();
+  const uint64_t query_id_base_;
+  std::atomic<uint64_t> query_counter_{0};
 
   mutable std::mutex cache_mu_;
   std::list<std::string> lru_;  // front = most recently used

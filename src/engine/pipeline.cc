@@ -101,6 +101,11 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
     for (const DomainHit& h : lifter->DetectDomains(text, 3)) out.emplace_back(h.domain, h.score);
     return out;
   };
+  fp.graph_context.domain_cues = [onto = fp.ontology](const std::string& domain) {
+    for (const Domain& d : onto->domains())
+      if (d.id == domain) return d.cues;
+    return std::vector<std::string>{};
+  };
   fp.policy = MakeGraphPolicy(fp.ontology, fp.lifter, options.promote_private_categories);
   for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;

@@ -1,5 +1,7 @@
 #include "engine/user_memory.h"
 
+#include <algorithm>
+
 #include "text/text.h"
 
 namespace ontomem {
@@ -36,9 +38,25 @@ const std::vector<float>& UserMemory::LabelVector(const std::string& label, cons
   return it->second;  // unordered_map references stay valid across inserts
 }
 
+void UserMemory::RecordFeedback(const Feedback& feedback) {
+  profile_.Record(feedback, [this](const std::string& id) {
+    std::vector<std::string> relations;
+    for (const GraphEdge& e : graph_.edges())
+      if (e.current() && std::find(e.source_turns.begin(), e.source_turns.end(), id) != e.source_turns.end() &&
+          std::find(relations.begin(), relations.end(), e.relation) == relations.end())
+        relations.push_back(e.relation);
+    return relations;
+  });
+}
+
 size_t UserMemory::MemoryBytes() const {
+  size_t labels = 0;
+  {
+    std::lock_guard<std::mutex> lock(label_mu_);
+    for (const auto& [label, v] : label_vectors_) labels += label.capacity() + v.capacity() * sizeof(float) + 48;
+  }
   return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
-         graph_.MemoryBytes() + by_id_.size() * 48;
+         graph_.MemoryBytes() + by_id_.size() * 48 + labels + profile_.MemoryBytes();
 }
 
 }  // namespace ontomem

@@ -13,6 +13,7 @@
 #include "index/dense_index.h"
 #include "ontomem/embedder.h"
 #include "ontomem/types.h"
+#include "retrieve/profile.h"
 
 namespace ontomem {
 
@@ -53,7 +54,11 @@ class UserMemory {
   // cache has its own lock, so concurrent searches under a shared lock may fill it).
   const std::vector<float>& LabelVector(const std::string& label, const Embedder& embedder) const;
 
-  // Approximate bytes held (turn text, vectors, postings).
+  // The profile cache fed by feedback (s_profile); RecordFeedback needs the owner's exclusive lock.
+  const RetrievalProfile& profile() const { return profile_; }
+  void RecordFeedback(const Feedback& feedback);
+
+  // Approximate bytes held (turn text, vectors, postings, graph, caches).
   size_t MemoryBytes() const;
 
  private:
@@ -65,6 +70,7 @@ class UserMemory {
   mutable std::unordered_map<std::string, std::vector<float>> label_vectors_;
   DenseIndex dense_;
   Bm25Index bm25_;
+  RetrievalProfile profile_;
   size_t text_bytes_ = 0;
 };
 

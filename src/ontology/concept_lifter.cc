@@ -226,7 +226,9 @@ void ConceptLifter::LiftWordNet(const std::string& tail, const std::vector<bool>
     seen.clear();
     seen[Key(senses[i])] = 0;
     for (size_t q = 0; q < queue.size(); ++q) {
-      const auto [syn, depth] = queue[q];
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+      const SynsetId syn = queue[q].first;
+      const int depth = queue[q].second;
       const float decay = std::max(0.55f, 1.0f - 0.05f * static_cast<float>(depth));
       auto match = [&](const std::unordered_map<uint64_t, std::vector<HookMatch>>& map,
                        SynsetId s, float base, const char* kind) {

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <unordered_map>
 #include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "retrieve/time_expr.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -106,10 +109,13 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
                       const RetrieverConfig& config, const GraphContext& ctx, const std::vector<float>& dense,
                       const Embedder& embedder, const std::vector<float>& qv,
                       std::vector<float>* s_graph, std::vector<std::string>* paths,
+                      std::vector<std::string>* targets, std::vector<std::string>* relations,
                       std::vector<std::string>* domains) {
   const size_t n = user.size();
   s_graph->assign(n, 0.0f);
   paths->assign(n, std::string());
+  targets->assign(n, std::string());
+  relations->assign(n, std::string());
   if (options.asker.empty() || !ctx.detect_domains) return "dense-first";
   std::string cue(query);
   for (const auto& c : options.context) cue.append(" ").append(c);
@@ -164,6 +170,8 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
         if ((*s_graph)[ord] == 0) ++proposed;
         (*s_graph)[ord] = s;
         (*paths)[ord] = e->source + " -" + e->relation + "-> " + e->target;
+        (*targets)[ord] = e->target;
+        (*relations)[ord] = e->relation;
       }
     }
   }
@@ -180,9 +188,182 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
       if ((*s_graph)[i] < cut) {
         (*s_graph)[i] = 0;
         (*paths)[i].clear();
+        (*targets)[i].clear();
+        (*relations)[i].clear();
       }
   }
   return proposed > 0 ? "graph-first" : "dense-first";
+}
+
+// Uncertainty expansion, one more hop from the nodes behind the graph view's top 10: other
+// current edges touching those nodes (an alias, another mention) and the turns that name the
+// node's label. New turns get hop_decay times the (floored) score of the node they came through.
+bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::vector<std::string>& targets,
+              std::vector<float>* s_graph, std::vector<std::string>* paths) {
+  // Second-hop turns rank below every first-hop turn: the hop widens the candidate set
+  // without overruling the edges that matched the query.
+  float floor = 1.0f, best = 0.0f;
+  for (float v : *s_graph)
+    if (v > 0) floor = std::min(floor, v), best = std::max(best, v);
+  std::unordered_map<std::string, float> seed;
+  for (int32_t i : TopK(*s_graph, 10, /*require_positive=*/true))
+    if (!targets[i].empty())
+      seed[targets[i]] = std::max(seed[targets[i]], floor * (*s_graph)[i] / std::max(best, 1e-6f));
+  if (seed.empty()) return false;
+  const size_t n = user.size();
+  std::vector<float> add(n, 0.0f);
+  std::vector<std::string> via(n);
+  auto offer = [&](int64_t ord, float s, const std::string& path) {
+    if (ord < 0 || s <= (*s_graph)[ord] || s <= add[ord]) return;
+    add[ord] = s;
+    via[ord] = path;
+  };
+  for (const GraphEdge& e : user.graph().edges()) {
+    if (!e.current()) continue;
+    for (const std::string* node : {&e.target, &e.source}) {
+      auto it = seed.find(*node);
+      if (it == seed.end()) continue;
+      for (const std::string& tid : e.source_turns)
+        offer(user.OrdinalOf(tid), config.hop_decay * it->second,
+              "hop: " + e.source + " -" + e.relation + "-> " + e.target);
+    }
+  }
+  const auto& nodes = user.graph().nodes();
+  std::vector<float> lexical;
+  for (const auto& [node, score] : seed) {
+    auto nit = nodes.find(node);
+    if (nit == nodes.end() || nit->second.type == "person") continue;
+    WeightedTerms q;
+    for (auto& t : text::ContentTerms(nit->second.label)) q.emplace_back(std::move(t), 1.0f);
+    if (q.empty()) continue;
+    user.bm25().ScoreAll(q, &lexical);
+    for (int32_t i : TopK(lexical, 3, /*require_positive=*/true))
+      offer(i, config.hop_decay * score, "hop: mentions " + nit->second.label);
+  }
+  // Only the best few new turns: under rank calibration every graph candidate counts, so a
+  // wide hop would crowd the fused view's best turns out of the top k.
+  const auto keep = TopK(add, config.hop_max_new, /*require_positive=*/true);
+  std::vector<float> kept(n, 0.0f);
+  for (int32_t i : keep) kept[i] = add[i];
+  add.swap(kept);
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i)
+    if (add[i] > 0) {
+      (*s_graph)[i] = add[i];
+      (*paths)[i] = std::move(via[i]);
+      changed = true;
+    }
+  return changed;
+}
+
+// Method ppr: HippoRAG-style personalised PageRank over the user's extracted graph. Seeds are
+// the nodes the query names (label terms), the nodes nearest to it in embedding space, and
+// the asker when the query says I/my; a turn scores the PageRank mass of the nodes its edges
+// connect, weighted by node specificity (1 / turns of the node).
+void PprScores(const UserMemory& user, const Embedder& embedder, std::string_view query,
+               const SearchOptions& options, const RetrieverConfig& config, const std::vector<float>& qv,
+               std::vector<float>* out) {
+  out->assign(user.size(), 0.0f);
+  const MemoryGraph& g = user.graph();
+  std::unordered_map<std::string, int32_t> index;
+  std::vector<const GraphNode*> nodes;
+  for (const auto& [id, node] : g.nodes()) {
+    index.emplace(id, static_cast<int32_t>(nodes.size()));
+    nodes.push_back(&node);
+  }
+  const size_t m = nodes.size();
+  if (m == 0) return;
+  std::vector<std::vector<std::pair<int32_t, float>>> adj(m);
+  std::vector<std::vector<int32_t>> node_turns(m);
+  for (const GraphEdge& e : g.edges()) {
+    if (!e.current()) continue;
+    auto a = index.find(e.source), b = index.find(e.target);
+    if (a == index.end() || b == index.end()) continue;
+    const float w = std::max(e.weight, 1e-3f);
+    adj[a->second].emplace_back(b->second, w);
+    adj[b->second].emplace_back(a->second, w);
+    for (const std::string& tid : e.source_turns)
+      if (int64_t ord = user.OrdinalOf(tid); ord >= 0) {
+        node_turns[a->second].push_back(static_cast<int32_t>(ord));
+        node_turns[b->second].push_back(static_cast<int32_t>(ord));
+      }
+  }
+  std::vector<float> seed(m, 0.0f);
+  std::string cue(query);
+  for (const auto& c : options.context) cue.append(" ").append(c);
+  std::set<std::string> qterms;
+  for (auto& t : text::ContentTerms(cue)) qterms.insert(std::move(t));
+  std::vector<std::pair<float, int32_t>> near;
+  for (size_t i = 0; i < m; ++i) {
+    if (nodes[i]->type == "person") continue;
+    for (const auto& t : text::ContentTerms(nodes[i]->label))
+      if (qterms.count(t)) seed[i] = 1.0f;
+    if (!qv.empty() && config.ppr_seed_nodes > 0) {
+      const auto& lv = user.LabelVector(nodes[i]->label, embedder);
+      float cos = 0;
+      for (size_t d = 0; d < lv.size() && d < qv.size(); ++d) cos += lv[d] * qv[d];
+      if (cos >= config.ppr_seed_min_cos) near.emplace_back(cos, static_cast<int32_t>(i));
+    }
+  }
+  std::sort(near.begin(), near.end(), std::greater<>());
+  for (size_t j = 0; j < near.size() && j < config.ppr_seed_nodes; ++j)
+    seed[near[j].second] = std::max(seed[near[j].second], near[j].first);
+  if (!options.asker.empty() && MentionsFirstPerson(query))
+    if (auto it = index.find(MemoryGraph::PersonId(options.asker)); it != index.end())
+      seed[it->second] = std::max(seed[it->second], 0.5f);
+  const double total = std::accumulate(seed.begin(), seed.end(), 0.0);
+  if (total <= 0) return;
+  for (float& v : seed) v = static_cast<float>(v / total);
+  std::vector<float> degree(m, 0.0f);
+  for (size_t a = 0; a < m; ++a)
+    for (const auto& [b, w] : adj[a]) degree[a] += w;
+  std::vector<float> p = seed, next(m);
+  const float d = config.ppr_damping;
+  for (int it = 0; it < config.ppr_iterations; ++it) {
+    for (size_t a = 0; a < m; ++a) next[a] = (1 - d) * seed[a];
+    for (size_t a = 0; a < m; ++a) {
+      if (degree[a] <= 0) {
+        next[a] += d * p[a];
+        continue;
+      }
+      for (const auto& [b, w] : adj[a]) next[b] += d * p[a] * w / degree[a];
+    }
+    p.swap(next);
+  }
+  for (size_t a = 0; a < m; ++a) {
+    auto& turns = node_turns[a];
+    std::sort(turns.begin(), turns.end());
+    turns.erase(std::unique(turns.begin(), turns.end()), turns.end());
+    if (turns.empty()) continue;
+    const float share = p[a] / static_cast<float>(turns.size());
+    for (int32_t ord : turns) (*out)[ord] += share;
+  }
+}
+
+// Method rewrite: the dense query plus the cue words of the query's detected domain.
+Status RewriteQuery(const Embedder& embedder, std::string_view query, const SearchOptions& options,
+                    const RetrieverConfig& config, const GraphContext& ctx, std::vector<float>* qv,
+                    std::vector<std::string>* domains) {
+  if (!ctx.detect_domains || !ctx.domain_cues || config.rewrite_domain_weight <= 0) return Status::Ok();
+  std::string cue(query);
+  for (const auto& c : options.context) cue.append(" ").append(c);
+  const auto qd = ctx.detect_domains(cue);
+  if (qd.empty()) return Status::Ok();
+  domains->push_back(qd.front().first);
+  const auto cues = ctx.domain_cues(qd.front().first);
+  std::string words;
+  for (size_t i = 0; i < cues.size() && i < config.rewrite_domain_cues; ++i) words.append(cues[i]).push_back(' ');
+  if (words.empty()) return Status::Ok();
+  std::vector<float> dv(qv->size());
+  RETURN_IF_ERROR(embedder.Embed(words, dv.data()));
+  double norm = 0;
+  for (size_t i = 0; i < qv->size(); ++i) {
+    (*qv)[i] += config.rewrite_domain_weight * dv[i];
+    norm += (*qv)[i] * (*qv)[i];
+  }
+  if (norm > 0)
+    for (float& v : *qv) v = static_cast<float>(v / std::sqrt(norm));
+  return Status::Ok();
 }
 
 float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
@@ -192,7 +373,9 @@ float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
                                 std::string_view query, const SearchOptions& options,
                                 const RetrieverConfig& config, const GraphContext* graph_ctx) {
-  auto start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const GraphContext ctx = graph_ctx ? *graph_ctx : GraphContext{};
   SearchResult result;
   result.method = MethodName(options.method);
   const size_t n = user.size();
@@ -200,9 +383,12 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
 
   std::vector<float> dense, lexical, qv;
   const bool want_dense = options.method != Method::kBm25;
-  const bool want_lexical = options.method != Method::kDense;
+  const bool want_lexical = options.method != Method::kDense && options.method != Method::kRewrite &&
+                            options.method != Method::kPpr;
   if (want_dense) {
     RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv));
+    if (options.method == Method::kRewrite)
+      RETURN_IF_ERROR(RewriteQuery(embedder, query, options, config, ctx, &qv, &result.query_domains));
     user.dense().ScoreAll(qv.data(), &dense);
     SmoothWithNeighbours(config.neighbour_weight, &dense);
   }
@@ -210,79 +396,162 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     user.bm25().ScoreAll(LexicalQuery(query, options, config), &lexical);
     SmoothWithNeighbours(config.neighbour_weight, &lexical);
   }
+  // The fused dense + lexical view (z-scores, weighted; or reciprocal ranks).
+  auto fuse = [&](const std::vector<float>& d, const std::vector<float>& l) {
+    std::vector<float> out(n, 0.0f);
+    if (config.fusion == FusionKind::kWeighted || options.method == Method::kFull) {
+      std::vector<float> zd = ZNormalise(d), zl = ZNormalise(l);
+      const float wd = config.fusion_dense_weight;
+      for (size_t i = 0; i < n; ++i) out[i] = wd * zd[i] + (1 - wd) * zl[i];
+    } else {
+      auto add = [&](const std::vector<float>& s, bool positive_only) {
+        auto order = TopK(s, n, positive_only);
+        for (size_t r = 0; r < order.size(); ++r) out[order[r]] += 1.0f / (config.rrf_k + static_cast<float>(r + 1));
+      };
+      add(d, false);
+      add(l, true);
+    }
+    return out;
+  };
 
   std::vector<int32_t> top;
-  std::vector<float> final_scores, graph_scores;
+  std::vector<float> final_scores, graph_scores, profile_scores;
   std::vector<std::string> paths;
   switch (options.method) {
     case Method::kDense:
+    case Method::kRewrite:
       final_scores = dense;
-      top = TopK(dense, k, false);
       break;
     case Method::kBm25:
       final_scores = lexical;
-      top = TopK(lexical, k, true);
       break;
-    case Method::kFull:
-    case Method::kFusion:
-      if (config.fusion == FusionKind::kWeighted || options.method == Method::kFull) {
-        std::vector<float> zd = ZNormalise(dense), zl = ZNormalise(lexical);
-        final_scores.resize(n);
-        const float wd = config.fusion_dense_weight;
-        for (size_t i = 0; i < n; ++i) final_scores[i] = wd * zd[i] + (1 - wd) * zl[i];
-      } else {
-        final_scores.assign(n, 0.0f);
-        auto add = [&](const std::vector<float>& s, bool positive_only) {
-          auto order = TopK(s, n, positive_only);
-          for (size_t r = 0; r < order.size(); ++r)
-            final_scores[order[r]] += 1.0f / (config.rrf_k + static_cast<float>(r + 1));
-        };
-        add(dense, false);
-        add(lexical, true);
+    case Method::kPpr: {
+      std::vector<float> ppr;
+      PprScores(user, embedder, query, options, config, qv, &ppr);
+      // Turns the PageRank reaches come first; the rest follow in dense order.
+      final_scores.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        if (ppr[i] > 0) ++result.graph_candidates;
+        final_scores[i] = ppr[i] > 0 ? 2.0f + ppr[i] : std::clamp((dense[i] + 1.0f) / 4.0f, 0.0f, 1.0f);
       }
-      if (options.method == Method::kFull) {
-        // Unified score over calibrated views: s_dense is the fused dense+lexical view squashed
-        // to (0, 1); s_graph is in [0, 1]; s_profile comes with the feedback loop (0 for now).
-        std::vector<float> s_graph;
-        result.route = GraphView(user, query, options, config, graph_ctx ? *graph_ctx : GraphContext{},
-                                 dense, embedder, qv, &s_graph, &paths, &result.query_domains);
-        // Static policy: a query with a strong lexical match names what it wants, so the
-        // fused views lead (dense-first) and the graph only breaks ties.
-        float wg = config.w_graph;
-        if (config.lexical_route_z > 0 && want_lexical) {
-          const auto zl = ZNormalise(lexical);
-          const float max_z = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
-          if (max_z >= config.lexical_route_z) {
-            wg *= 0.2f;
-            result.route = "dense-first";
-          }
+      break;
+    }
+    case Method::kFusion:
+      final_scores = fuse(dense, lexical);
+      break;
+    case Method::kFull: {
+      std::vector<float> fused = fuse(dense, lexical);
+      std::vector<float> s_graph;
+      std::vector<std::string> targets, relations;
+      result.route = GraphView(user, query, options, config, ctx, dense, embedder, qv, &s_graph, &paths,
+                               &targets, &relations, &result.query_domains);
+      // Static policy: a query with a strong lexical match names what it wants, so the
+      // fused views lead (dense-first) and the graph only breaks ties.
+      float wg = config.w_graph;
+      if (config.lexical_route_z > 0) {
+        const auto zl = ZNormalise(lexical);
+        const float max_z = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
+        if (max_z >= config.lexical_route_z) {
+          wg *= 0.2f;
+          result.route = "dense-first";
         }
+      }
+      // Unified score over calibrated views. rank_unify: each view by rank (1/(60 + rank), as
+      // in RRF), so a view's best turn counts the same whatever its raw scale; otherwise the
+      // graph score and the fused z-score squashed to (0, 1). s_profile in [-1, 1] is what
+      // feedback said about the turn and the relation that brought it (0 without feedback).
+      const bool use_profile = config.w_profile > 0 && !user.profile().empty();
+      if (use_profile) {
+        profile_scores.resize(n);
+        for (size_t i = 0; i < n; ++i) profile_scores[i] = user.profile().Score(user.turn(i).turn.id, relations[i]);
+      }
+      // Time cue: "two weeks ago" favours the turns said then.
+      std::vector<uint8_t> in_window;
+      if (config.w_time > 0 && n > 0) {
+        int64_t now = options.now_ms;
+        if (now == 0)
+          for (const auto& t : user.turns()) now = std::max(now, t.turn.time_ms);
+        if (now > 0)
+          if (auto w = ResolveTimeExpression(query, now)) {
+            result.time_phrase = w->phrase;
+            result.time_from_ms = w->from_ms;
+            result.time_to_ms = w->to_ms;
+            in_window.assign(n, 0);
+            for (size_t i = 0; i < n; ++i) {
+              const int64_t ts = user.turn(i).turn.time_ms;
+              in_window[i] = ts >= w->from_ms && ts < w->to_ms;
+            }
+          }
+      }
+      auto unify = [&](float w_graph) {
+        final_scores.assign(n, 0.0f);
         if (config.rank_unify) {
-          // Calibrate each view by rank (1/(60 + rank), as in RRF): a view's best turn counts
-          // the same whatever its raw scale, so a strong lexical match and the graph's best
-          // preference both reach the top k.
           std::vector<float> rank_g(n, 0.0f), rank_d(n, 0.0f);
           auto by_graph = TopK(s_graph, n, /*require_positive=*/true);
           for (size_t r = 0; r < by_graph.size(); ++r) rank_g[by_graph[r]] = 60.0f / (60.0f + r);
-          auto by_dense = TopK(final_scores, n, false);
+          auto by_dense = TopK(fused, n, false);
           for (size_t r = 0; r < by_dense.size(); ++r) rank_d[by_dense[r]] = 60.0f / (60.0f + r);
-          for (size_t i = 0; i < n; ++i) {
-            if (s_graph[i] > 0) ++result.graph_candidates;
-            graph_scores.push_back(s_graph[i]);
-            final_scores[i] = wg * rank_g[i] + config.w_dense * rank_d[i];
-          }
+          for (size_t i = 0; i < n; ++i) final_scores[i] = w_graph * rank_g[i] + config.w_dense * rank_d[i];
         } else {
-          for (size_t i = 0; i < n; ++i) {
-            const float s_dense = Sigmoid(final_scores[i]);
-            if (s_graph[i] > 0) ++result.graph_candidates;
-            graph_scores.push_back(s_graph[i]);
-            final_scores[i] = wg * s_graph[i] + config.w_dense * s_dense;
+          for (size_t i = 0; i < n; ++i) final_scores[i] = w_graph * s_graph[i] + config.w_dense * Sigmoid(fused[i]);
+        }
+        if (use_profile)
+          for (size_t i = 0; i < n; ++i) final_scores[i] += config.w_profile * profile_scores[i];
+        for (size_t i = 0; i < in_window.size(); ++i) final_scores[i] += in_window[i] ? config.w_time : 0.0f;
+      };
+      unify(wg);
+
+      // Uncertainty: the top two nearly tie, or the views disagree on their top 10.
+      size_t proposed = 0;
+      for (float v : s_graph) proposed += v > 0;
+      if (proposed > 0) {
+        const auto g10 = TopK(s_graph, 10, true), f10 = TopK(fused, 10, false);
+        size_t shared = 0;
+        for (int32_t i : g10) shared += std::find(f10.begin(), f10.end(), i) != f10.end();
+        result.view_overlap = static_cast<double>(shared) / static_cast<double>(g10.size());
+      }
+      result.uncertainty = "none";
+      const auto top2 = TopK(final_scores, 2, false);
+      const bool close = top2.size() == 2 &&
+                         final_scores[top2[0]] - final_scores[top2[1]] <
+                             config.uncertainty_margin * std::max(std::abs(final_scores[top2[0]]), 1e-6f);
+      const bool disagree = result.view_overlap >= 0 && result.view_overlap < config.uncertainty_min_overlap;
+      if ((close || disagree) && options.latency_budget_us > 0) {
+        // One expansion costs at most another pass: skip it when two passes would not fit.
+        const int64_t spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+        if (2 * spent > options.latency_budget_us) {
+          result.uncertainty = "skipped-latency";
+          if (disagree) {
+            unify(wg * 0.2f);
+            result.route = "dense-first";
           }
+        } else if (proposed > 0) {
+          if (GraphHop(user, config, targets, &s_graph, &paths)) unify(wg);
+          result.uncertainty = "graph-hop";
+        } else if (!top2.empty() && want_dense && config.probe_weight > 0) {
+          // Dense probe: pseudo-relevance feedback from the best turn.
+          std::vector<float> tv(qv.size());
+          RETURN_IF_ERROR(embedder.Embed(user.turn(top2[0]).turn.text, tv.data()));
+          double norm = 0;
+          for (size_t d = 0; d < qv.size(); ++d) {
+            qv[d] += config.probe_weight * tv[d];
+            norm += qv[d] * qv[d];
+          }
+          if (norm > 0)
+            for (float& v : qv) v = static_cast<float>(v / std::sqrt(norm));
+          user.dense().ScoreAll(qv.data(), &dense);
+          SmoothWithNeighbours(config.neighbour_weight, &dense);
+          fused = fuse(dense, lexical);
+          unify(wg);
+          result.uncertainty = "dense-probe";
         }
       }
-      top = TopK(final_scores, k, false);
+      for (size_t i = 0; i < n; ++i) result.graph_candidates += s_graph[i] > 0;
+      graph_scores = std::move(s_graph);
       break;
+    }
   }
+  top = TopK(final_scores, k, options.method == Method::kBm25);
 
   result.candidates = static_cast<int64_t>(n);
   for (int32_t i : top) {
@@ -301,11 +570,11 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       h.graph_score = graph_scores[i];
       h.path = paths[i];
     }
+    if (!profile_scores.empty()) h.profile_score = profile_scores[i];
     result.context_tokens += static_cast<int64_t>(text::CountWhitespaceTokens(h.turn.turn.text));
     result.hits.push_back(std::move(h));
   }
-  result.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now() - start).count();
+  result.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
   return result;
 }
 

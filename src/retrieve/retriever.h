@@ -51,11 +51,36 @@ struct RetrieverConfig {
                                            "AVOIDS", "HAS_HABIT", "USES"};
   // A query whose best lexical z-score reaches this is routed dense-first (0 = never).
   float lexical_route_z = 0.0f;
+
+  // Uncertainty (method full): one expansion when the top two unified scores are within this
+  // relative margin, or when the graph and fused views share less than this share of their
+  // top 10. A second-hop turn gets hop_decay times the score of the edge it came through.
+  float uncertainty_margin = 0.005f;
+  float uncertainty_min_overlap = 0.0f;
+  float hop_decay = 0.8f;
+  size_t hop_max_new = 1;     // turns a graph hop may add
+  float probe_weight = 0.5f;  // dense probe: share of the top turn's vector added to the query
+
+  // Method full: weight of "said within the query's time expression" in the unified score.
+  float w_time = 0.1f;
+
+  // Method rewrite: weight of the detected domain's cue words in the rewritten query.
+  float rewrite_domain_weight = 0.3f;
+  size_t rewrite_domain_cues = 8;
+
+  // Method ppr (HippoRAG): restart probability 1 - damping, power iterations, and how many
+  // graph nodes are linked to the query by embedding similarity besides name matches.
+  float ppr_damping = 0.5f;
+  int ppr_iterations = 20;
+  size_t ppr_seed_nodes = 3;
+  float ppr_seed_min_cos = 0.5f;
 };
 
 // What the graph view needs beyond the user: domain detection of the query.
 struct GraphContext {
   std::function<std::vector<std::pair<std::string, float>>(std::string_view text)> detect_domains;
+  // Cue words of an ontology domain ("movies_tv" -> "film", "watch", ...): method rewrite.
+  std::function<std::vector<std::string>(const std::string& domain)> domain_cues;
 };
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,

@@ -174,6 +174,43 @@ class MemoryStore final : public Store {
     return Status::Ok();
   }
 
+  Status AppendFeedback(const UserKey& key, const Feedback& feedback) override {
+    const std::string ctx = fmt::format("store feedback for {}/{}", key.tenant, key.user);
+    std::lock_guard<std::mutex> lock(mu_);
+    UserData* user = Find(key);
+    if (user == nullptr) return Status::NotFound(ctx + ": unknown user");
+    for (auto [field, ids] : {std::pair<const char*, const std::vector<std::string>*>{"used", &feedback.used},
+                              {"wrong", &feedback.wrong}, {"missed", &feedback.missed}}) {
+      for (const std::string& id : *ids)
+        if (!user->by_id.count(id))
+          return Status::InvalidArgument(
+              fmt::format("{}: {} names turn {}, which is not one of the user's turns", ctx, field, id));
+    }
+    user->feedback.push_back(feedback);
+    return Status::Ok();
+  }
+
+  StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& key) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const UserData* user = Find(key);
+    if (user == nullptr)
+      return Status::NotFound(fmt::format("load feedback for {}/{}: unknown user", key.tenant, key.user));
+    return user->feedback;
+  }
+
+  StatusOr<TenantStats> GetTenantStats(const std::string& tenant) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    TenantStats out;
+    auto t = tenants_.find(tenant);
+    if (t == tenants_.end()) return out;
+    for (const auto& [name, data] : t->second) {
+      ++out.users;
+      out.turns += static_cast<int64_t>(data.turns.size());
+      for (const TurnRecord& r : data.turns) out.text_bytes += static_cast<int64_t>(r.stored.turn.text.size());
+    }
+    return out;
+  }
+
  private:
   struct UserData {
     std::vector<TurnRecord> turns;                   // index = seq - 1
@@ -181,6 +218,7 @@ class MemoryStore final : public Store {
     std::vector<Assertion> assertions;
     std::vector<GraphEdge> edges;
     std::unordered_map<std::string, size_t> edge_index;  // edge key -> index
+    std::vector<Feedback> feedback;
   };
 
   UserData* Find(const UserKey& key) {

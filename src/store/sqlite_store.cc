@@ -112,6 +112,27 @@ CREATE TABLE edges (
   PRIMARY KEY (user_id, key)
 );
 )sql"},
+    // Feedback on searches: which cited turns were used, wrong or missed (external turn ids).
+    {3, R"sql(
+CREATE TABLE feedback (
+  id          INTEGER PRIMARY KEY,
+  user_id     INTEGER NOT NULL REFERENCES users(id),
+  query_id    TEXT NOT NULL,
+  query       TEXT NOT NULL,
+  used        TEXT NOT NULL,
+  wrong       TEXT NOT NULL,
+  missed      TEXT NOT NULL,
+  time_ms     INTEGER NOT NULL,
+  recorded_at INTEGER NOT NULL
+);
+CREATE INDEX feedback_by_user ON feedback(user_id, id);
+-- Per-user totals for tenant quotas, kept by every append so stats never scan the turns.
+ALTER TABLE users ADD COLUMN turn_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN text_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE users SET
+  turn_count = (SELECT count(*) FROM turns WHERE turns.user_id = users.id),
+  text_bytes = (SELECT COALESCE(SUM(length(CAST(text AS BLOB))), 0) FROM turns WHERE turns.user_id = users.id);
+)sql"},
 };
 constexpr int kLatestSchema = kMigrations[std::size(kMigrations) - 1].version;
 
@@ -144,6 +165,20 @@ constexpr const char* kDeleteUserVectors =
 constexpr const char* kDeleteUserTurns = "DELETE FROM turns WHERE user_id = ?1";
 constexpr const char* kDeleteUserAssertions = "DELETE FROM assertions WHERE user_id = ?1";
 constexpr const char* kDeleteUserEdges = "DELETE FROM edges WHERE user_id = ?1";
+constexpr const char* kDeleteUserFeedback = "DELETE FROM feedback WHERE user_id = ?1";
+constexpr const char* kSelectTurnExists = "SELECT 1 FROM turns WHERE user_id = ?1 AND ext_id = ?2";
+constexpr const char* kInsertFeedback =
+    "INSERT INTO feedback (user_id, query_id, query, used, wrong, missed, time_ms, recorded_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+constexpr const char* kLoadFeedback =
+    "SELECT query_id, query, used, wrong, missed, time_ms FROM feedback WHERE user_id = ?1 "
+    "ORDER BY id";
+constexpr const char* kAddUserTotals =
+    "UPDATE users SET turn_count = turn_count + ?2, text_bytes = text_bytes + ?3 WHERE id = ?1";
+// Sums the per-user totals: O(users of the tenant), not O(turns).
+constexpr const char* kTenantStats =
+    "SELECT count(*), COALESCE(SUM(u.turn_count), 0), COALESCE(SUM(u.text_bytes), 0) "
+    "FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE t.name = ?1";
 constexpr const char* kInsertAssertion =
     "INSERT INTO assertions (user_id, turn_id, head, head_is_speaker, relation, tail, tail_type, "
     "domain, tail_begin, tail_end, modality, time_ms, confidence, explicit) "
@@ -342,6 +377,9 @@ class SqliteStore final : public Store {
   Status DeleteUser(const UserKey& key) override;
   StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override;
   Status UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) override;
+  Status AppendFeedback(const UserKey& key, const Feedback& feedback) override;
+  StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& key) override;
+  StatusOr<TenantStats> GetTenantStats(const std::string& tenant) override;
 
  private:
   struct Assigned {
@@ -577,6 +615,7 @@ Status SqliteStore::AppendLocked(const UserKey& key, const std::vector<TurnRecor
     next_seq = s.Int(0) + 1;
   }
 
+  int64_t added_turns = 0, added_bytes = 0;
   for (const TurnRecord& r : records) {
     const Turn& t = r.stored.turn;
     bool assigned = t.id.empty();
@@ -619,8 +658,16 @@ Status SqliteStore::AppendLocked(const UserKey& key, const std::vector<TurnRecor
     if (!r.vector.empty()) RETURN_IF_ERROR(PutVector(sqlite3_last_insert_rowid(db()), r, what));
     out->push_back({next_seq, std::move(id), false, sqlite3_last_insert_rowid(db())});
     ++next_seq;
+    ++added_turns;
+    added_bytes += static_cast<int64_t>(t.text.size());
   }
-  return Status::Ok();
+  if (added_turns == 0) return Status::Ok();
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kAddUserTotals));
+  Stmt s(db(), raw);
+  s.Bind(1, user_id);
+  s.Bind(2, added_turns);
+  s.Bind(3, added_bytes);
+  return s.Run("update user totals");
 }
 
 namespace {
@@ -856,8 +903,8 @@ Status SqliteStore::DeleteUser(const UserKey& key) {
   StatusOr<std::optional<int64_t>> user = FindUser(key);
   if (!user.ok()) return user.status().WithContext(ctx);
   if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
-  for (const char* sql : {kDeleteUserEdges, kDeleteUserAssertions, kDeleteUserVectors,
-                          kDeleteUserTurns, kDeleteUserRow}) {
+  for (const char* sql : {kDeleteUserFeedback, kDeleteUserEdges, kDeleteUserAssertions,
+                          kDeleteUserVectors, kDeleteUserTurns, kDeleteUserRow}) {
     StatusOr<sqlite3_stmt*> raw = Prepare(sql);
     if (!raw.ok()) return raw.status().WithContext(ctx);
     Stmt s(db(), *raw);
@@ -920,6 +967,85 @@ Status SqliteStore::UpdateVectors(const UserKey& key, const std::vector<TurnReco
     }
   }
   return txn.Commit().WithContext(ctx);
+}
+
+Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback) {
+  const std::string ctx = "store feedback for " + UserName(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  Txn txn(db());
+  RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+  StatusOr<std::optional<int64_t>> user = FindUser(key);
+  if (!user.ok()) return user.status().WithContext(ctx);
+  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+  for (auto [field, ids] : {std::pair<const char*, const std::vector<std::string>*>{"used", &feedback.used},
+                            {"wrong", &feedback.wrong}, {"missed", &feedback.missed}}) {
+    for (const std::string& id : *ids) {
+      StatusOr<sqlite3_stmt*> raw = Prepare(kSelectTurnExists);
+      if (!raw.ok()) return raw.status().WithContext(ctx);
+      Stmt s(db(), *raw);
+      s.Bind(1, **user);
+      s.Bind(2, id);
+      int rc = 0;
+      RETURN_IF_ERROR(s.Step("look up turn " + id, &rc).WithContext(ctx));
+      if (rc != SQLITE_ROW)
+        return Status::InvalidArgument(
+            fmt::format("{}: {} names turn {}, which is not one of the user's turns", ctx, field, id));
+    }
+  }
+  {
+    StatusOr<sqlite3_stmt*> raw = Prepare(kInsertFeedback);
+    if (!raw.ok()) return raw.status().WithContext(ctx);
+    Stmt s(db(), *raw);
+    const std::string used = JsonList(feedback.used), wrong = JsonList(feedback.wrong),
+                      missed = JsonList(feedback.missed);  // bound static
+    s.Bind(1, **user);
+    s.Bind(2, feedback.query_id);
+    s.Bind(3, feedback.query);
+    s.Bind(4, used);
+    s.Bind(5, wrong);
+    s.Bind(6, missed);
+    s.Bind(7, feedback.time_ms);
+    s.Bind(8, NowMs());
+    RETURN_IF_ERROR(s.Run("insert feedback").WithContext(ctx));
+  }
+  return txn.Commit().WithContext(ctx);
+}
+
+StatusOr<std::vector<Feedback>> SqliteStore::LoadFeedback(const UserKey& key) {
+  std::vector<Feedback> out;
+  RETURN_IF_ERROR(ForEachUserRow(key, kLoadFeedback, "load feedback for " + UserName(key), [&](Stmt& s) {
+    Feedback f;
+    f.query_id = s.Text(0);
+    f.query = s.Text(1);
+    try {
+      f.used = nlohmann::json::parse(s.Text(2)).get<std::vector<std::string>>();
+      f.wrong = nlohmann::json::parse(s.Text(3)).get<std::vector<std::string>>();
+      f.missed = nlohmann::json::parse(s.Text(4)).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& ex) {
+      return Status::Corruption(fmt::format("feedback on query {}: {}", f.query_id, ex.what()));
+    }
+    f.time_ms = s.Int(5);
+    out.push_back(std::move(f));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+StatusOr<TenantStats> SqliteStore::GetTenantStats(const std::string& tenant) {
+  const std::string ctx = "read stats of tenant " + tenant;
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusOr<sqlite3_stmt*> raw = Prepare(kTenantStats);
+  if (!raw.ok()) return raw.status().WithContext(ctx);
+  Stmt s(db(), *raw);
+  s.Bind(1, tenant);
+  int rc = 0;
+  RETURN_IF_ERROR(s.Step("tenant stats", &rc).WithContext(ctx));
+  if (rc != SQLITE_ROW) return Status::Internal(ctx + ": no result row");
+  TenantStats out;
+  out.users = s.Int(0);
+  out.turns = s.Int(1);
+  out.text_bytes = s.Int(2);
+  return out;
 }
 
 }  // namespace

@@ -68,9 +68,20 @@ class Store {
   // Whether the user exists.
   virtual StatusOr<bool> HasUser(const UserKey& key) = 0;
 
-  // Deletes the user and all their rows (turns, vectors, assertions, edges) in one
+  // Deletes the user and all their rows (turns, vectors, assertions, edges, feedback) in one
   // transaction. NotFound if unknown.
   virtual Status DeleteUser(const UserKey& key) = 0;
+
+  // Appends feedback to the user's log in one transaction, after checking (in it) that every
+  // turn id in used/wrong/missed is one of the user's turns: InvalidArgument naming the first
+  // id that is not, NotFound if the user is unknown. `feedback.time_ms` is stored as given;
+  // the store adds recorded_at (its clock).
+  virtual Status AppendFeedback(const UserKey& key, const Feedback& feedback) = 0;
+  // The user's feedback in order of arrival. NotFound if unknown.
+  virtual StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& key) = 0;
+
+  // Users, turns and turn text bytes of a tenant; zeros if unknown.
+  virtual StatusOr<TenantStats> GetTenantStats(const std::string& tenant) = 0;
 
   // Users of the tenant, sorted by name; empty when the tenant is unknown.
   virtual StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) = 0;

@@ -1,0 +1,95 @@
+#include "server/keys.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/file_util.h"
+#include "engine/validate.h"
+#include "server/sha256.h"
+
+namespace ontomem::server {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+StatusOr<KeyStore> KeyStore::Load(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return Parse(text, path);
+}
+
+StatusOr<KeyStore> KeyStore::Parse(std::string_view text, const std::string& origin) {
+  KeyStore ks;
+  size_t lineno = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = fmt::format("{}:{}", origin, lineno);
+    const size_t tab = line.find('\t');
+    if (tab == std::string_view::npos)
+      return Status::InvalidArgument(where + ": expected \"tenant<TAB>sha256-hex\"");
+    Entry e;
+    e.tenant = std::string(line.substr(0, tab));
+    Status st = ValidateName("tenant", e.tenant, false);
+    if (!st.ok()) return st.WithContext(where);
+    const std::string_view hex = line.substr(tab + 1);
+    if (hex.size() != 64) return Status::InvalidArgument(where + ": the hash is not 64 hex digits");
+    for (size_t i = 0; i < 32; ++i) {
+      const int hi = HexValue(hex[2 * i]), lo = HexValue(hex[2 * i + 1]);
+      if (hi < 0 || lo < 0) return Status::InvalidArgument(where + ": the hash is not 64 hex digits");
+      e.hash[i] = static_cast<uint8_t>(hi * 16 + lo);
+    }
+    ks.entries_.push_back(std::move(e));
+  }
+  return ks;
+}
+
+std::optional<std::string> KeyStore::Lookup(std::string_view key) const {
+  const std::array<uint8_t, 32> h = Sha256(key);
+  size_t match = entries_.size();
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    uint8_t diff = 0;
+    for (size_t j = 0; j < 32; ++j) diff |= static_cast<uint8_t>(h[j] ^ entries_[i].hash[j]);
+    // Branch-free select: every entry costs the same whether or not it matches.
+    const size_t is_match = static_cast<size_t>(diff == 0);
+    match = is_match * i + (1 - is_match) * match;
+  }
+  if (match == entries_.size()) return std::nullopt;
+  return entries_[match].tenant;
+}
+
+StatusOr<std::string> AddKey(const std::string& path, const std::string& tenant) {
+  RETURN_IF_ERROR(ValidateName("tenant", tenant, false));
+  std::string existing;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    ASSIGN_OR_RETURN(existing, ReadWholeFile(path));
+    RETURN_IF_ERROR(KeyStore::Parse(existing, path).status());
+    if (!existing.empty() && existing.back() != '\n') existing += '\n';
+  } else {
+    existing = "# ontomem API keys: tenant<TAB>sha256(key). Add one with `ontomem keys add`.\n";
+  }
+  uint8_t raw[32];
+  {
+    std::ifstream rnd("/dev/urandom", std::ios::binary);
+    if (!rnd.read(reinterpret_cast<char*>(raw), sizeof(raw)))
+      return Status::IOError("cannot read 32 bytes from /dev/urandom");
+  }
+  const std::string key = "om_" + ToHex(raw, sizeof(raw));
+  RETURN_IF_ERROR(WriteFileAtomic(path, existing + tenant + "\t" + Sha256Hex(key) + "\n"));
+  return key;
+}
+
+}  // namespace ontomem::server

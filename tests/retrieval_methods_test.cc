@@ -1,0 +1,271 @@
+// The baselines beside `full` (rewrite, ppr) and full's uncertainty handling, on a real
+// SQLite-backed Memory with a fake extractor and embedder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/memory_impl.h"
+#include "retrieve/profile.h"
+#include "fake_embedder.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+// "<Name>: I love X" style turns: "I love X" -> speaker LIKES X.
+class LoveExtractor : public FactExtractor {
+ public:
+  std::vector<Assertion> Extract(const Turn& turn, int64_t) const override {
+    const std::string cue = "I love ";
+    auto pos = turn.text.find(cue);
+    if (pos == std::string::npos) return {};
+    Assertion a;
+    a.head = turn.speaker;
+    a.relation = "LIKES";
+    a.tail_begin = static_cast<int32_t>(pos + cue.size());
+    a.tail_end = static_cast<int32_t>(turn.text.size());
+    a.tail = turn.text.substr(a.tail_begin);
+    a.tail_type = "movie";
+    a.domain = "movies_tv";
+    a.time_ms = turn.time_ms;
+    a.source_turn = turn.id;
+    a.confidence = 0.95f;
+    return {a};
+  }
+};
+
+Turn T(std::string id, std::string speaker, std::string text, int64_t t) {
+  Turn turn;
+  turn.id = std::move(id);
+  turn.speaker = std::move(speaker);
+  turn.text = std::move(text);
+  turn.time_ms = t;
+  turn.session = "s1";
+  return turn;
+}
+
+class RetrievalMethodsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("ontomem-methods");
+    Options o;
+    o.data_dir = dir_;
+    auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
+    o.embedder = emb;
+    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
+    ASSERT_TRUE(store.ok());
+    mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    SetPipeline();
+    std::vector<Turn> turns = {T("D1:1", "Ana", "I love titanic", 1000),
+                               T("D1:2", "Bo", "I love jaws", 2000),
+                               T("D1:3", "Ana", "the film festival downtown was great", 3000)};
+    for (int i = 0; i < 40; ++i)
+      turns.push_back(T("D1:" + std::to_string(i + 4), "Ana", "groceries and laundry errand " + std::to_string(i), 4000 + i));
+    ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
+  }
+  void SetPipeline() {
+    GraphContext ctx;
+    ctx.detect_domains = [](std::string_view text) {
+      std::vector<std::pair<std::string, float>> out;
+      if (std::string(text).find("watch") != std::string::npos) out.emplace_back("movies_tv", 1.0f);
+      return out;
+    };
+    ctx.domain_cues = [](const std::string& domain) {
+      return domain == "movies_tv" ? std::vector<std::string>{"film", "cinema"} : std::vector<std::string>{};
+    };
+    mem_->set_fact_pipeline(std::make_shared<LoveExtractor>(), GraphPolicy{}, ctx);
+  }
+  void TearDown() override {
+    mem_.reset();
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+  SearchResult Search(const std::string& query, SearchOptions so) {
+    auto r = mem_->Search(ana_, query, so);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : SearchResult{};
+  }
+
+  std::string dir_;
+  std::unique_ptr<MemoryImpl> mem_;
+  const UserKey ana_{"acme", "ana"};
+};
+
+TEST_F(RetrievalMethodsTest, RewriteAddsTheDomainsCueWordsToTheDenseQuery) {
+  SearchOptions so;
+  so.k = 3;
+  so.method = Method::kDense;
+  // "watch" shares no word with any turn: plain dense cannot tell the film turn apart.
+  auto dense = Search("what should we watch", so);
+  so.method = Method::kRewrite;
+  auto rewrite = Search("what should we watch", so);
+  EXPECT_EQ(rewrite.method, "rewrite");
+  EXPECT_EQ(rewrite.query_domains, std::vector<std::string>{"movies_tv"});
+  ASSERT_FALSE(rewrite.hits.empty());
+  EXPECT_EQ(rewrite.hits[0].turn.turn.id, "D1:3");
+  EXPECT_GT(rewrite.hits[0].dense_score, dense.hits.empty() ? 0.0 : dense.hits[0].dense_score);
+  EXPECT_EQ(rewrite.hits[0].bm25_rank, 0);  // no lexical view
+}
+
+TEST_F(RetrievalMethodsTest, PprRanksTheTurnsOfTheEntityTheQueryNames) {
+  SearchOptions so;
+  so.k = 3;
+  so.method = Method::kPpr;
+  auto r = Search("anything like jaws", so);
+  EXPECT_EQ(r.method, "ppr");
+  EXPECT_GT(r.graph_candidates, 0);
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].turn.turn.id, "D1:2");
+  // The asker's own preferences are reached through her node when she says "I".
+  so.asker = "Ana";
+  auto mine = Search("what do I enjoy", so);
+  ASSERT_FALSE(mine.hits.empty());
+  EXPECT_EQ(mine.hits[0].turn.turn.id, "D1:1");
+  // Nothing in the graph is named and nobody asks: dense order, like method dense.
+  so.asker.clear();
+  auto none = Search("laundry errand", so);
+  so.method = Method::kDense;
+  auto dense = Search("laundry errand", so);
+  ASSERT_FALSE(none.hits.empty());
+  EXPECT_EQ(none.graph_candidates, 0);
+  EXPECT_EQ(none.hits[0].turn.turn.id, dense.hits[0].turn.turn.id);
+}
+
+TEST_F(RetrievalMethodsTest, UncertaintyExpandsOnceWithinTheLatencyBudgetAndSaysSo) {
+  RetrieverConfig always;
+  always.uncertainty_margin = 1.0f;  // every ranking counts as a near tie
+  always.graph_min_weight = 0.0f;
+  mem_->set_retriever_config(always);
+  SearchOptions so;
+  so.k = 5;
+  so.method = Method::kFull;
+  so.asker = "Ana";
+  so.latency_budget_us = 1000000;
+  auto hop = Search("what should I watch", so);
+  EXPECT_EQ(hop.route, "graph-first");
+  EXPECT_EQ(hop.uncertainty, "graph-hop");
+  EXPECT_GE(hop.view_overlap, 0.0);
+  EXPECT_LE(hop.view_overlap, 1.0);
+  // Without an asker the graph proposes nothing: the expansion is a dense probe.
+  so.asker.clear();
+  auto probe = Search("groceries", so);
+  EXPECT_EQ(probe.route, "dense-first");
+  EXPECT_EQ(probe.uncertainty, "dense-probe");
+  EXPECT_EQ(probe.view_overlap, -1);
+  // A budget too small for a second pass: no expansion, and the response says why.
+  so.asker = "Ana";
+  so.latency_budget_us = 1;
+  auto skipped = Search("what should I watch", so);
+  EXPECT_EQ(skipped.uncertainty, "skipped-latency");
+  // Budget 0 turns expansion off.
+  so.latency_budget_us = 0;
+  EXPECT_EQ(Search("what should I watch", so).uncertainty, "none");
+  // Thresholds that never fire: the ranking is trusted as it is.
+  RetrieverConfig never;
+  never.uncertainty_margin = 0.0f;
+  never.uncertainty_min_overlap = 0.0f;
+  mem_->set_retriever_config(never);
+  so.latency_budget_us = 1000000;
+  EXPECT_EQ(Search("what should I watch", so).uncertainty, "none");
+}
+
+TEST_F(RetrievalMethodsTest, FeedbackFeedsTheProfileViewAndSurvivesReopen) {
+  SearchOptions so;
+  so.k = 43;
+  so.method = Method::kFull;
+  so.asker = "Ana";
+  auto before = Search("what should I watch", so);
+  auto rank_of = [](const SearchResult& r, const std::string& id) {
+    for (size_t i = 0; i < r.hits.size(); ++i)
+      if (r.hits[i].turn.turn.id == id) return static_cast<int>(i);
+    return -1;
+  };
+  const int festival_before = rank_of(before, "D1:3");
+  ASSERT_GT(festival_before, 0);
+  for (const auto& h : before.hits) EXPECT_EQ(h.profile_score, 0);  // no feedback yet
+  Feedback f;
+  f.query_id = before.query_id;
+  f.missed = {"D1:3"};
+  f.wrong = {"D1:1"};
+  ASSERT_TRUE(mem_->AddFeedback(ana_, f).ok());
+  auto after = Search("what should I watch", so);
+  EXPECT_LT(rank_of(after, "D1:3"), festival_before);
+  EXPECT_GT(after.hits[rank_of(after, "D1:3")].profile_score, 0);
+  EXPECT_LT(after.hits[rank_of(after, "D1:1")].profile_score, 0);
+  // The profile is rebuilt from the stored feedback on open.
+  Options o;
+  o.data_dir = dir_;
+  auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
+  o.embedder = emb;
+  mem_.reset();
+  auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+  ASSERT_TRUE(store.ok());
+  mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+  SetPipeline();
+  auto reopened = Search("what should I watch", so);
+  ASSERT_EQ(reopened.hits.size(), after.hits.size());
+  for (size_t i = 0; i < after.hits.size(); ++i) {
+    EXPECT_EQ(reopened.hits[i].turn.turn.id, after.hits[i].turn.turn.id);
+    EXPECT_FLOAT_EQ(reopened.hits[i].profile_score, after.hits[i].profile_score);
+  }
+}
+
+TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {
+  constexpr int64_t kDay = 86400000, kNow = 1692100800000;  // 2023-08-15 12:00 UTC
+  const UserKey bo{"acme", "bo"};
+  std::vector<Turn> turns;
+  for (int i = 0; i < 30; ++i)  // one turn a day for 30 days, the same words each time
+    turns.push_back(T("D" + std::to_string(i), "Bo", "we talked about the garden plan", kNow - (30 - i) * kDay));
+  ASSERT_TRUE(mem_->IngestBatch(bo, turns).ok());
+  SearchOptions so;
+  so.k = 3;
+  so.method = Method::kFull;
+  so.now_ms = kNow;
+  auto r = mem_->Search(bo, "what was the garden plan two weeks ago", so);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->time_phrase, "two weeks ago");
+  ASSERT_EQ(r->hits.size(), 3u);
+  for (const auto& h : r->hits) {
+    EXPECT_GE(h.turn.turn.time_ms, r->time_from_ms);
+    EXPECT_LT(h.turn.turn.time_ms, r->time_to_ms);
+  }
+  auto none = mem_->Search(bo, "what was the garden plan", so);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->time_phrase, "");
+}
+
+TEST(RetrievalProfile, DecaysCapsAndStaysSmall) {
+  ProfileConfig c;
+  c.max_turns = 100;
+  RetrievalProfile p(c);
+  EXPECT_TRUE(p.empty());
+  auto none = [](const std::string&) { return std::vector<std::string>{}; };
+  Feedback first;
+  first.used = {"old"};
+  p.Record(first, none);
+  const float fresh = p.Score("old", "");
+  EXPECT_GT(fresh, 0);
+  for (int i = 0; i < 500; ++i) {
+    Feedback f;
+    f.used = {"t" + std::to_string(i)};
+    f.wrong = {"w" + std::to_string(i)};
+    p.Record(f, [](const std::string& id) { return std::vector<std::string>{id[0] == 't' ? "LIKES" : "USES"}; });
+  }
+  EXPECT_EQ(p.records(), 501u);
+  EXPECT_LT(p.Score("old", ""), fresh);              // decayed (or forgotten)
+  EXPECT_GT(p.Score("t499", "LIKES"), p.Score("t499", ""));
+  EXPECT_LT(p.Score("w499", "USES"), 0);
+  EXPECT_LT(p.MemoryBytes(), size_t{50} << 10);      // capped near the 50 KB the design asks
+}
+
+TEST(MethodNames, RoundTrip) {
+  for (Method m : {Method::kDense, Method::kBm25, Method::kFusion, Method::kFull, Method::kRewrite, Method::kPpr}) {
+    Method back;
+    ASSERT_TRUE(ParseMethod(MethodName(m), &back));
+    EXPECT_EQ(back, m);
+  }
+  Method unused;
+  EXPECT_FALSE(ParseMethod("hipporag", &unused));
+}
+
+}  // namespace
+}  // namespace ontomem
