@@ -178,7 +178,9 @@ TEST_F(ConcurrencyTest, OverlappingUsersThroughMemoryApi) {
               std::lock_guard<std::mutex> lock(acked.mu);
               for (const Turn& t : batch) acked.turns[u][t.id] = t;
             }
-            if (rng() % 4 == 0) EXPECT_TRUE(mem->IngestBatch(key, batch).ok()) << "retry is a no-op";
+            if (rng() % 4 == 0) {
+              EXPECT_TRUE(mem->IngestBatch(key, batch).ok()) << "retry is a no-op";
+            }
           } else if (kind < 8) {  // search, then feedback on what came back
             SearchOptions so;
             so.k = 5;
@@ -211,9 +213,13 @@ TEST_F(ConcurrencyTest, OverlappingUsersThroughMemoryApi) {
             EXPECT_TRUE(mem->AddFact(key, f).ok());
           } else {  // readers that walk the whole user
             auto g = mem->GraphJson(key);
-            if (g.ok()) EXPECT_FALSE(nlohmann::json::parse(*g, nullptr, false).is_discarded());
+            if (g.ok()) {
+              EXPECT_FALSE(nlohmann::json::parse(*g, nullptr, false).is_discarded());
+            }
             auto e = mem->Export(key);
-            if (e.ok()) EXPECT_FALSE(nlohmann::json::parse(*e, nullptr, false).is_discarded());
+            if (e.ok()) {
+              EXPECT_FALSE(nlohmann::json::parse(*e, nullptr, false).is_discarded());
+            }
           }
         }
       });
@@ -317,7 +323,9 @@ TEST_F(ConcurrencyTest, OverlappingUsersAndTenantsThroughHttp) {
           } else {
             auto r = cli.Get(path + "/graph", auth);
             ASSERT_TRUE(r);
-            if (r->status == 200) EXPECT_FALSE(nlohmann::json::parse(r->body, nullptr, false).is_discarded());
+            if (r->status == 200) {
+              EXPECT_FALSE(nlohmann::json::parse(r->body, nullptr, false).is_discarded());
+            }
           }
         }
       });
@@ -349,8 +357,9 @@ TEST_F(ConcurrencyTest, ForgetRacesIngest) {
   std::thread searcher([&] {
     while (writing) {
       auto r = mem->Search(key, "forgetting", {});
-      if (r.ok())
+      if (r.ok()) {
         for (const Hit& h : r->hits) EXPECT_EQ(h.turn.turn.text, "I love forgetting " + h.turn.turn.id);
+      }
     }
   });
   int forgets = 0;

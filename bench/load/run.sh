@@ -21,6 +21,7 @@ WRK_THREADS=${WRK_THREADS:-2}
 SERVER_CPU=${SERVER_CPU:-1}
 WRK_CPU=${WRK_CPU:-0}
 PORT=${PORT:-18080}
+# MODES (load): which wrk runs, default "search ingest mixed".
 SERVE_ARGS=${SERVE_ARGS:---rate-per-sec 0}  # `ontomem serve` flags: no rate limit (we measure the server)
 
 [[ -x $bin ]] || { echo "no $bin (make build)" >&2; exit 1; }
@@ -67,7 +68,7 @@ run_wrk() {  # mode duration
 
 if [[ $mode == load ]]; then
   run_wrk search 5s >/dev/null  # warm-up
-  for m in search ingest mixed; do run_wrk "$m" "$DURATION"; done
+  for m in ${MODES:-search ingest mixed}; do run_wrk "$m" "$DURATION"; done
   echo "server RSS after load: $(rss) kB"
 else
   run_wrk mixed "${SOAK_SECONDS}s" >"$work/soak.out" &
