@@ -167,11 +167,20 @@ TEST(Memory, EvictsUnderBudgetAndReloadsTransparently) {
     EXPECT_NE(r->hits[0].turn.turn.text.find(std::to_string(u)), std::string::npos);
   }
   EXPECT_LE(mem->LoadedUsers(), 1u);
+  // Every search had to reload its user: 4 first uses + 4 reloads, and as many evictions.
+  CacheStats cs = mem->GetCacheStats();
+  EXPECT_EQ(cs.misses, 8u);
+  EXPECT_GE(cs.evictions, 6u);
   auto big = NewMemory(size_t{64} << 20);
   for (int u = 0; u < 4; ++u)
     ASSERT_TRUE(big->Ingest({"acme", "u" + std::to_string(u)}, T("t", "U", "x y z")).ok());
   EXPECT_EQ(big->LoadedUsers(), 4u);
   EXPECT_GT(big->MemoryUsage(), 0u);
+  ASSERT_TRUE(big->Search({"acme", "u0"}, "x", {}).ok());
+  cs = big->GetCacheStats();
+  EXPECT_EQ(cs.misses, 4u);
+  EXPECT_GE(cs.hits, 1u);
+  EXPECT_EQ(cs.evictions, 0u);
 }
 
 TEST(Memory, ConcurrentWritersAndReadersLoseNothing) {

@@ -482,6 +482,9 @@ TEST_F(ServerTest, MetricsHealthAndInspector) {
     EXPECT_NE(m.find(line), std::string::npos) << line << "\n" << m;
   EXPECT_NE(m.find("ontomem_memory_bytes "), std::string::npos);
   EXPECT_NE(m.find("ontomem_queued_connections "), std::string::npos);
+  EXPECT_NE(m.find("ontomem_user_cache_total{result=\"hit\"} "), std::string::npos) << m;
+  EXPECT_NE(m.find("ontomem_user_cache_total{result=\"miss\"} 1\n"), std::string::npos) << m;  // ana's first use
+  EXPECT_NE(m.find("ontomem_user_cache_evictions_total 0\n"), std::string::npos) << m;
 
   r = Get("/healthz", "");
   EXPECT_EQ(json::parse(r->body), json::parse(R"({"status":"ok"})"));

@@ -69,6 +69,7 @@ class Memory {
   // Approximate bytes held in memory by loaded users, and how many are loaded.
   virtual size_t MemoryUsage() const = 0;
   virtual size_t LoadedUsers() const = 0;
+  virtual CacheStats GetCacheStats() const = 0;
 };
 
 }  // namespace ontomem

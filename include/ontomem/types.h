@@ -127,6 +127,12 @@ struct Feedback {
   int64_t time_ms = 0;              // when it was given; 0 = now
 };
 
+// Lookups of the in-memory user cache since Memory::Open: a hit found the user loaded, a miss
+// loaded them from the store; evictions dropped a user to stay within the memory budget.
+struct CacheStats {
+  uint64_t hits = 0, misses = 0, evictions = 0;
+};
+
 // Stored size of a tenant, for quotas.
 struct TenantStats {
   int64_t users = 0;

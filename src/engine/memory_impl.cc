@@ -123,7 +123,11 @@ MemoryImpl::SlotPtr MemoryImpl::Acquire(const std::string& cache_key) {
 }
 
 Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
-  if (slot->mem) return Status::Ok();
+  if (slot->mem) {
+    cache_hits_.fetch_add(1, std::memory_order_relaxed);
+    return Status::Ok();
+  }
+  cache_misses_.fetch_add(1, std::memory_order_relaxed);
   auto loaded = store_->LoadTurns(key);
   if (!loaded.ok()) {
     if (loaded.status().code() == StatusCode::kNotFound && create) {
@@ -201,6 +205,7 @@ void MemoryImpl::EvictOverBudget(const std::string& keep) {
     std::unique_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
     if (!slot_lock.owns_lock()) continue;  // in use: try the next one
     slot->evicted = true;
+    cache_evictions_.fetch_add(1, std::memory_order_relaxed);
     total_bytes_ -= slot->bytes;
     cache_.erase(entry);
     it = lru_.erase(it);
@@ -385,13 +390,11 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
     {
       std::unique_lock<std::shared_mutex> lock(slot->mu);
       if (slot->evicted) continue;
-      if (!slot->mem) {
-        Status st = EnsureLoaded(key, slot.get(), /*create=*/false);
-        if (!st.ok()) {
-          lock.unlock();
-          DropIfUnloaded(ck, slot);
-          return UnknownUserMessage(st, key);
-        }
+      Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
+      if (!st.ok()) {
+        lock.unlock();
+        DropIfUnloaded(ck, slot);
+        return UnknownUserMessage(st, key);
       }
     }
     StatusOr<SearchResult> result = Status::Internal("unreachable");
@@ -513,6 +516,11 @@ StatusOr<std::vector<std::string>> MemoryImpl::ListUsers(const std::string& tena
 size_t MemoryImpl::MemoryUsage() const {
   std::lock_guard<std::mutex> lock(cache_mu_);
   return total_bytes_;
+}
+
+CacheStats MemoryImpl::GetCacheStats() const {
+  return {cache_hits_.load(std::memory_order_relaxed), cache_misses_.load(std::memory_order_relaxed),
+          cache_evictions_.load(std::memory_order_relaxed)};
 }
 
 size_t MemoryImpl::LoadedUsers() const {

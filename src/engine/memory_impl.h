@@ -51,6 +51,7 @@ class MemoryImpl : public Memory {
   StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override;
   size_t MemoryUsage() const override;
   size_t LoadedUsers() const override;
+  CacheStats GetCacheStats() const override;
 
   // Tuning hooks for the benchmark harness (not part of the public API).
   void set_retriever_config(const RetrieverConfig& c) { retriever_ = c; }
@@ -98,6 +99,7 @@ class MemoryImpl : public Memory {
   std::string NextQueryId();
   const uint64_t query_id_base_;
   std::atomic<uint64_t> query_counter_{0};
+  std::atomic<uint64_t> cache_hits_{0}, cache_misses_{0}, cache_evictions_{0};
 
   mutable std::mutex cache_mu_;
   std::list<std::string> lru_;  // front = most recently used

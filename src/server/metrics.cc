@@ -67,6 +67,14 @@ std::string Metrics::Render(const Memory* memory) const {
     out += "# HELP ontomem_memory_bytes Approximate bytes held by loaded users.\n";
     out += "# TYPE ontomem_memory_bytes gauge\n";
     out += fmt::format("ontomem_memory_bytes {}\n", memory->MemoryUsage());
+    const CacheStats cs = memory->GetCacheStats();
+    out += "# HELP ontomem_user_cache_total Lookups of the in-memory user cache by result.\n";
+    out += "# TYPE ontomem_user_cache_total counter\n";
+    out += fmt::format("ontomem_user_cache_total{{result=\"hit\"}} {}\n", cs.hits);
+    out += fmt::format("ontomem_user_cache_total{{result=\"miss\"}} {}\n", cs.misses);
+    out += "# HELP ontomem_user_cache_evictions_total Users dropped from memory to stay within the budget.\n";
+    out += "# TYPE ontomem_user_cache_evictions_total counter\n";
+    out += fmt::format("ontomem_user_cache_evictions_total {}\n", cs.evictions);
   }
   return out;
 }
