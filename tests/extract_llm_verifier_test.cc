@@ -106,9 +106,9 @@ TEST(ExtractLlmVerifier, MalformedAnswerErrorsAndUnknownRelationFallBack) {
     server.set_mode(mode);
     const Verdict r = v.Verify(TheCandidate(), TheTurn());
     EXPECT_TRUE(r.fallback) << "mode " << mode;
-    // The fallback is the rule verdict: "can't stand" negates an asserted LIKES.
-    EXPECT_FALSE(r.valid) << "mode " << mode;
-    EXPECT_NE(r.reason.find("negation"), std::string::npos) << r.reason;
+    // The fallback is the rule verdict: "can't stand" turns an asserted LIKES into DISLIKES.
+    EXPECT_TRUE(r.valid) << "mode " << mode;
+    EXPECT_EQ(r.relation, "DISLIKES") << "mode " << mode;
   }
   EXPECT_EQ(v.failures(), 3);
   EXPECT_EQ(v.calls(), 3);

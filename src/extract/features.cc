@@ -37,6 +37,7 @@ enum Tmpl : int {
   kRRight, kRNeg, kRQuestion, kRHolder, kRSentFirst, kRFirstPerson, kRCueTail, kRTailLex, kRTailGaz,
   kRClauseBag, kRNegCue, kRPast, kRHypo, kRHolderW, kRTailLexHead, kRLeftClus, kRRightBag,
   kRPolarity, kRPolNeg, kRRightClus, kRRightStem, kRClauseClus,
+  kRStance, kRStanceWord, kROpenNeg, kRGroup, kRStanceRel,
 };
 
 class Emitter {
@@ -139,7 +140,202 @@ int ClusterAt(const Prepared& p, int i) {
 
 int Bucket(int d) { return d <= 0 ? 0 : d == 1 ? 1 : d == 2 ? 2 : d <= 4 ? 3 : d <= 8 ? 4 : 5; }
 
+// ------------------------------------------------------------------ stance
+// Stance lexicon (hand-written, general). kSPos/kSNeg count anywhere; kNegOnly words count only
+// under a negation, with the given polarity before reversal ("can't stand" -> -1 from +1,
+// "wouldn't miss" -> +1 from -1): unnegated they are mostly not opinions ("stand-up", "I miss").
+enum StanceKind : int8_t { kNoStance = 0, kSPos, kSNeg, kSNegOnlyPos, kSNegOnlyNeg };
+
+StanceKind StanceOf(std::string_view w, const char** key) {
+  static const std::unordered_map<std::string_view, StanceKind> m = [] {
+    std::unordered_map<std::string_view, StanceKind> r;
+    for (const char* w : {"love", "loves", "loved", "loving", "enjoy", "enjoys", "enjoyed", "enjoying", "adore",
+                          "adores", "adored", "fan", "fans", "favorite", "favourite", "favorites", "favourites", "best",
+                          "great", "amazing", "awesome", "obsessed", "passion", "passionate", "fun", "wonderful",
+                          "fantastic", "perfect", "brilliant", "excellent", "lovely", "hooked", "beautiful", "nice",
+                          "good", "cool", "incredible", "delicious", "tasty", "prefer", "prefers", "addicted", "fond",
+                          "care", "cares", "appeal", "appeals", "appealed", "swear", "swears", "rave", "raves",
+                          "treasure", "cherish", "happy", "happier", "glad", "excited", "relaxing", "joy", "keen",
+                          "crazy", "mad", "like", "likes", "liked", "liking", "into", "thing", "cup", "worth", "hype",
+                          "recommend", "comfort"})
+      r.emplace(w, kSPos);
+    for (const char* w : {"hate", "hates", "hated", "hating", "dislike", "dislikes", "disliked", "awful", "terrible",
+                          "horrible", "worst", "miserable", "annoying", "annoys", "annoyed", "disgusting", "gross",
+                          "bored", "boring", "bores", "letdown", "disappointed", "disappointing", "disappoint",
+                          "disappoints", "waste", "regret", "regretted", "meh", "sick", "ruin", "ruins", "ruined",
+                          "nightmare", "dread", "scared", "afraid", "fear", "sucks", "bad", "nasty", "irritating",
+                          "painful", "unbearable", "overrated", "loathe", "loathes", "detest", "detests", "cringe",
+                          "tired", "exhausting", "fail", "fails", "failed", "dealbreaker", "annoyance", "awkward",
+                          "struggle", "struggles", "struggled"})
+      r.emplace(w, kSNeg);
+    for (const char* w : {"stand", "bear", "stomach", "tolerate", "cope", "coped", "handle", "deal"})
+      r.emplace(w, kSNegOnlyPos);
+    for (const char* w : {"mind", "miss", "missed", "resist", "skip", "skipped", "complain", "beat", "beats", "top",
+                          "tops"})
+      r.emplace(w, kSNegOnlyNeg);
+    return r;
+  }();
+  auto it = m.find(w);
+  if (it == m.end()) return kNoStance;
+  *key = it->first.data();  // a string literal: outlives the tokens
+  return it->second;
+}
+
+bool IsNegator(std::string_view w) {
+  return w == "not" || w == "n't" || w == "never" || w == "no" || w == "nothing" || w == "nobody" ||
+         w == "none" || w == "nor" || w == "cannot" || w == "neither" || w == "without" || w == "hardly" ||
+         w == "barely";
+}
+bool IsStanceBreak(std::string_view w) {
+  return w == "but" || w == "though" || w == "although" || w == "however" || w == "whereas" || w == "while" ||
+         w == "except" || w == ";";
+}
+bool IsSentenceEnd(const Token& t) {
+  return t.punct && (t.text == "." || t.text == "!" || t.text == "?");
+}
+bool IsScopeBarrier(const Token& t) {
+  return (t.punct && t.text != "'" && t.text != "-") || t.lower == "and" || IsStanceBreak(t.lower);
+}
+
+// Multi-word stance phrases starting at token j: key, polarity kind and tokens consumed.
+struct Phrase {
+  const char* key = nullptr;
+  StanceKind kind = kNoStance;
+  int len = 1;
+};
+Phrase PhraseAt(const std::vector<Token>& t, int j, int hi) {
+  auto w = [&](int k) -> std::string_view { return k < hi ? std::string_view(t[static_cast<size_t>(k)].lower) : ""; };
+  const std::string_view a = w(j);
+  // "let me down", "lets us down"
+  if (a == "let" || a == "lets" || a == "letting")
+    for (int k = j + 1; k <= j + 3 && k < hi; ++k)
+      if (w(k) == "down") return {"let_down", kSNeg, k - j + 1};
+  // "get enough of"
+  if ((a == "get" || a == "gets" || a == "got" || a == "getting") && (w(j + 1) == "enough" || w(j + 2) == "enough"))
+    return {"get_enough", kSNegOnlyNeg, w(j + 1) == "enough" ? 2 : 3};
+  if ((a == "get" || a == "gets" || a == "getting" || a == "grow" || a == "grows") && w(j + 1) == "old")
+    return {"gets_old", kSNeg, 2};
+  if ((a == "live" || a == "living" || a == "do" || a == "manage") && w(j + 1) == "without")
+    return {"live_without", kSNegOnlyNeg, 2};
+  if ((a == "go" || a == "goes" || a == "went" || a == "gone") && w(j + 1) == "wrong") return {"go_wrong", kSNeg, 2};
+  if ((a == "give" || a == "gave" || a == "giving") && w(j + 1) == "up") return {"give_up", kSNegOnlyNeg, 2};
+  if ((a == "say" || a == "said" || a == "turn" || a == "turned") && (w(j + 1) == "no" || w(j + 1) == "down"))
+    return {"say_no", kSNegOnlyNeg, 2};
+  if (a == "wait" && w(j + 1) == "for") return {"wait_for", kSNegOnlyNeg, 1};
+  if (a == "thing" || a == "cup") {
+    // Only "my thing", "my cup of tea" are opinions.
+    if (j > 0 && (t[static_cast<size_t>(j - 1)].lower == "my" || t[static_cast<size_t>(j - 1)].lower == "our"))
+      return {"my_thing", kSPos, 1};
+    return {};
+  }
+  if (a == "into" || a == "like" || a == "likes" || a == "crazy" || a == "mad" || a == "worth") {
+    // "into"/"crazy about" as a stance only after a copula or an intensifier; "like" not as a
+    // preposition ("feel like", "looks like").
+    const std::string_view prev = j > 0 ? std::string_view(t[static_cast<size_t>(j - 1)].lower) : "";
+    if (a == "like" || a == "likes") {
+      static const std::unordered_set<std::string_view> prep = {"feel", "feels", "felt", "look", "looks", "looked",
+                                                                "sound", "sounds", "seem", "seems", "more",
+                                                                "something", "anything", "is", "was", "'s", "things",
+                                                                "stuff", "much", "be", "exactly"};
+      if (prep.count(prev)) return {};
+      return {"like", kSPos, 1};
+    }
+    if (a == "worth") return {"worth", kSPos, 1};
+    static const std::unordered_set<std::string_view> cop = {"'m", "am", "are", "'re", "is", "'s", "was", "were",
+                                                             "been", "be", "really", "so", "totally", "big", "very",
+                                                             "super", "quite", "that", "too", "much"};
+    if (!cop.count(prev)) return {};
+    return {a == "into" ? "into" : "crazy_about", kSPos, 1};
+  }
+  const char* key = nullptr;
+  const StanceKind k = StanceOf(a, &key);
+  if (k == kNoStance) return {};
+  return {key, k, 1};
+}
+
 }  // namespace
+
+Stance AnalyseStance(const std::vector<Token>& t, int begin, int end) {
+  Stance s;
+  const int n = static_cast<int>(t.size());
+  if (begin < 0 || end > n || begin >= end) return s;
+  // The tail's sentence, cut at clause breaks ("but", "though", ...).
+  int lo = begin, hi = end;
+  while (lo > 0 && !IsSentenceEnd(t[static_cast<size_t>(lo - 1)]) && !IsStanceBreak(t[static_cast<size_t>(lo - 1)].lower)) --lo;
+  while (hi < n && !IsSentenceEnd(t[static_cast<size_t>(hi)]) && !IsStanceBreak(t[static_cast<size_t>(hi)].lower)) ++hi;
+  int pending = -1;  // unconsumed negator position
+  std::array<int, 8> open{};
+  int n_open = 0;
+  auto close_pending = [&] {
+    if (pending >= 0 && n_open < 8) open[static_cast<size_t>(n_open++)] = pending;
+    pending = -1;
+  };
+  for (int j = lo; j < hi;) {
+    if (j >= begin && j < end) { ++j; continue; }  // the tail is neither stance nor negation
+    const Token& tok = t[static_cast<size_t>(j)];
+    if (IsScopeBarrier(tok)) { close_pending(); ++j; continue; }
+    const std::string_view w = tok.lower;
+    // "nothing beats", "nobody does it better": a comparison, not a negation.
+    if ((w == "nothing" || w == "nobody" || w == "none") && j + 1 < hi) {
+      const std::string_view nx = t[static_cast<size_t>(j + 1)].lower;
+      if (nx == "beats" || nx == "beat" || nx == "compares" || nx == "tops" || nx == "better" || nx == "like" ||
+          nx == "else" || nx == "comes") {
+        close_pending();
+        ++s.positive;
+        if (s.num_words < 4) { s.words[static_cast<size_t>(s.num_words)] = "nothing_beats"; s.signs[static_cast<size_t>(s.num_words++)] = 1; }
+        j += 2;
+        continue;
+      }
+    }
+    // "not only", "no longer", "not sure", "no idea": not negations of a fact.
+    if ((w == "not" && j + 1 < hi && (t[static_cast<size_t>(j + 1)].lower == "only" || t[static_cast<size_t>(j + 1)].lower == "sure")) ||
+        (w == "no" && j + 1 < hi && (t[static_cast<size_t>(j + 1)].lower == "longer" || t[static_cast<size_t>(j + 1)].lower == "idea" || t[static_cast<size_t>(j + 1)].lower == "doubt"))) {
+      close_pending();
+      j += 2;
+      continue;
+    }
+    const Phrase ph = PhraseAt(t, j, hi);
+    if (ph.kind != kNoStance) {
+      // Negated when an unconsumed negator is at most 4 non-tail tokens back.
+      bool negated = false;
+      if (pending >= 0) {
+        int d = 0;
+        for (int k = pending + 1; k < j; ++k) d += !(k >= begin && k < end);
+        if (begin > pending && begin < j) d += 1;  // the tail counts as one word
+        negated = d <= 3;
+        if (negated) pending = -1;
+      }
+      int pol = 0;
+      if (ph.kind == kSPos) pol = 1;
+      else if (ph.kind == kSNeg) pol = -1;
+      else if (negated) pol = ph.kind == kSNegOnlyPos ? 1 : -1;
+      if (pol != 0) {
+        if (negated) { pol = -pol; ++s.flipped; }
+        (pol > 0 ? s.positive : s.negative)++;
+        if (s.num_words < 4) { s.words[static_cast<size_t>(s.num_words)] = ph.key; s.signs[static_cast<size_t>(s.num_words++)] = pol; }
+      }
+      j += ph.len;
+      continue;
+    }
+    if (IsNegator(w)) {
+      close_pending();
+      pending = j;
+    } else if (pending >= 0 && j - pending > 6) {
+      close_pending();
+    }
+    ++j;
+  }
+  close_pending();
+  // The nearest open negation before the tail, with no barrier in between.
+  for (int k = n_open - 1; k >= 0; --k) {
+    const int at = open[static_cast<size_t>(k)];
+    if (at >= begin) continue;
+    bool blocked = false;
+    for (int i = at + 1; i < begin; ++i) blocked |= IsScopeBarrier(t[static_cast<size_t>(i)]);
+    if (!blocked && begin - at - 1 <= 6) { s.open_negation = begin - at - 1; break; }
+  }
+  return s;
+}
 
 int RelationIndex(std::string_view id) {
   for (int i = 0; i < kNumRelations; ++i)
@@ -403,6 +599,27 @@ void RelationFeatures(const Prepared& p, const SpanRef& c, std::vector<uint32_t>
   e.F(kRPolarity, std::clamp(pol_left, -2, 2) * 8 + std::clamp(pol_right, -2, 2));
   e.F(kRPolNeg, (pol_left + pol_right > 0 ? 1 : pol_left + pol_right < 0 ? 2 : 0) * 2 + (neg_any ? 1 : 0));
   e.F(kRNeg, neg ? 1 : 0);
+  // Composed stance: polarity after negation scope ("never lets me down" is positive) and
+  // whether a negation is left over for the fact itself ("I don't own a car").
+  const Stance st = AnalyseStance(p.tokens, c.begin, c.end);
+  const int sign = st.net() > 0 ? 2 : st.net() < 0 ? 0 : 1;
+  const int open_neg = st.open_negation < 0 ? 0 : 1 + std::min(st.open_negation, 3);
+  e.F(kRStance, sign * 4 + (st.flipped > 0 ? 2 : 0) + (st.open_negation >= 0 ? 1 : 0));
+  for (int k = 0; k < st.num_words; ++k)
+    e.F(kRStanceWord, st.words[static_cast<size_t>(k)], st.signs[static_cast<size_t>(k)]);
+  e.F(kROpenNeg, open_neg);
+  e.F(kRStanceRel, sign * 8 + open_neg * 2 + (c.hbegin >= 0 ? 1 : 0));
+  // Group first person ("we're vegetarian at home", "our family doesn't eat pork"): the speaker.
+  {
+    int group = 0;
+    for (int j = 0; j < n; ++j) {
+      if (p.info[static_cast<size_t>(j)].sentence != sent) continue;
+      const std::string& w = p.tokens[static_cast<size_t>(j)].lower;
+      if (w == "we" || w == "our" || w == "us" || w == "ours" || w == "everyone" || w == "everybody") group |= 1;
+      if (w == "household" || w == "home" || w == "house" || w == "family" || w == "kitchen") group |= 2;
+    }
+    e.F(kRGroup, group);
+  }
   if (neg) for (int j = c.begin - 1; j >= 0 && j >= c.begin - 6; --j) e.F(kRNegCue, p.info[static_cast<size_t>(j)].stem);
   e.F(kRPast, past ? 1 : 0);
   e.F(kRHypo, hypo ? 1 : 0);
@@ -421,11 +638,7 @@ CueFlags Cues(const Prepared& p, const SpanRef& c) {
   CueFlags f;
   const int n = static_cast<int>(p.tokens.size());
   const TokenInfo& first = p.info[static_cast<size_t>(c.begin)];
-  for (int j = c.begin - 1, d = 1; j >= 0; --j, ++d) {
-    const TokenInfo& in = p.info[static_cast<size_t>(j)];
-    if (in.sentence != first.sentence) break;
-    if (in.clause == first.clause || d <= 4) f.negation_before |= in.negation;
-  }
+  f.negation_before = AnalyseStance(p.tokens, c.begin, c.end).open_negation >= 0;
   for (int j = 0; j < n; ++j) {
     const TokenInfo& in = p.info[static_cast<size_t>(j)];
     if (in.sentence != first.sentence) continue;

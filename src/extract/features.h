@@ -112,9 +112,27 @@ struct SpanRef {
 // Relation/modality classifier features of a candidate.
 void RelationFeatures(const Prepared& p, const SpanRef& c, std::vector<uint32_t>* out);
 
+// Stance around a tail: opinion words of the tail's sentence (clause breaks such as "but" end
+// it), each with its polarity after negation scope. A negation reverses the first stance word
+// within 4 tokens after it, so a negated negative is positive ("never lets me down", "can't get
+// enough of", "wouldn't miss") and a negated positive negative ("not a fan of"). A negation
+// before the tail that reverses no stance word is open ("I don't own a car": a negated fact).
+struct Stance {
+  int positive = 0;          // stance words that come out positive
+  int negative = 0;          // ... negative
+  int flipped = 0;           // stance words a negation reversed
+  int open_negation = -1;    // tokens between an open negation and the tail start; -1 = none
+  int num_words = 0;         // entries of `words` used
+  std::array<const char*, 4> words{};  // lexicon keys of the first stance words
+  std::array<int, 4> signs{};          // their polarity after negation (+1/-1)
+  int net() const { return positive - negative; }
+};
+// `toks` as from TokenizeWithOffsets; the tail is tokens [begin, end).
+Stance AnalyseStance(const std::vector<Token>& toks, int begin, int end);
+
 // Cue flags of the tail's sentence used by the scorer and the rule verifier.
 struct CueFlags {
-  bool negation_before = false;  // a negation earlier in the tail's clause or right before it
+  bool negation_before = false;  // an open negation (see Stance) earlier in the tail's clause
   bool question = false;         // the sentence ends with '?'
   bool past_cue = false;         // used to / any more / no longer / ago / once ...
   bool hypothetical_cue = false; // if / would / might / maybe / wonder / someday ...

@@ -19,7 +19,7 @@ inline constexpr const char* kExtractorFixHint =
     "run `ontomem train extractor` to rebuild the models (or set ONTOMEM_MODELS to the directory holding extractor/)";
 
 // Bumped whenever feature extraction changes in a way that invalidates trained weights.
-inline constexpr uint32_t kFeatureLayoutVersion = 1;
+inline constexpr uint32_t kFeatureLayoutVersion = 2;  // 2: stance and group features
 
 class BlobWriter {
  public:

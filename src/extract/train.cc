@@ -8,7 +8,10 @@
 #include <cctype>
 #include <chrono>
 #include <ctime>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <unordered_set>
@@ -333,9 +336,35 @@ ClusterTable BuildWordTable(const std::string& lexicon_path, int k, int top_word
   return table;
 }
 
+namespace {
+
+// Whether the span names a gazetteer entity: the phrase without a leading article or
+// possessive, or a sub-phrase of up to 4 words (single words under 5 letters skipped).
+bool InGazetteer(const std::function<std::string(std::string_view)>& gaz, const std::string& text, int32_t b,
+                 int32_t e) {
+  std::vector<std::string> w;
+  for (const auto& t : TokenizeWithOffsets(std::string_view(text).substr(static_cast<size_t>(b), static_cast<size_t>(e - b))))
+    if (!t.punct) w.push_back(t.lower);
+  static const std::unordered_set<std::string> kDrop = {"the", "a", "an", "my", "our", "his", "her", "their", "your", "some"};
+  size_t from = 0;
+  while (from + 1 < w.size() && kDrop.count(w[from])) ++from;
+  for (size_t i = from; i < w.size(); ++i) {
+    std::string phrase;
+    for (size_t len = 1; len <= 4 && i + len <= w.size(); ++len) {
+      phrase += (len > 1 ? " " : "") + w[i + len - 1];
+      if (len == 1 && phrase.size() < 5) continue;
+      if (!gaz(phrase).empty()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns, const std::string& name,
-                    float threshold) {
+                    float threshold, const std::function<std::string(std::string_view)>& gazetteer) {
   EvalReport r;
+  r.has_gazetteer = static_cast<bool>(gazetteer);
   r.name = name;
   r.turns = turns.size();
   std::vector<std::vector<Assertion>> preds(turns.size());
@@ -371,6 +400,12 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
     for (const auto& a : preds[i]) if (a.confidence >= threshold) kept.push_back(&a);
     const auto& gold = turns[i].facts;
     r.gold += gold.size();
+    std::vector<char> gold_in(gold.size(), 0);
+    if (gazetteer)
+      for (size_t g = 0; g < gold.size(); ++g) {
+        gold_in[g] = InGazetteer(gazetteer, turns[i].text, gold[g].tail_begin, gold[g].tail_end);
+        r.gold_gaz_in += gold_in[g];
+      }
     r.predicted += kept.size();
     auto match = [&](int level, Prf* total, bool breakdown) {
       std::vector<char> used(gold.size(), 0);
@@ -386,12 +421,16 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
         if (hit >= 0) {
           used[static_cast<size_t>(hit)] = 1;
           total->tp++;
+          if (breakdown && gazetteer)
+            (gold_in[static_cast<size_t>(hit)] ? r.strict_gaz_in : r.strict_gaz_out).tp++;
           if (breakdown) {
             r.per_relation[a->relation].tp++;
             r.per_modality[ModalityName(a->modality)].tp++;
           }
         } else {
           total->fp++;
+          if (breakdown && gazetteer)
+            (InGazetteer(gazetteer, turns[i].text, a->tail_begin, a->tail_end) ? r.strict_gaz_in : r.strict_gaz_out).fp++;
           if (breakdown) {
             r.per_relation[a->relation].fp++;
             r.per_modality[ModalityName(a->modality)].fp++;
@@ -401,6 +440,7 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
       for (size_t g = 0; g < gold.size(); ++g)
         if (!used[g]) {
           total->fn++;
+          if (breakdown && gazetteer) (gold_in[g] ? r.strict_gaz_in : r.strict_gaz_out).fn++;
           if (breakdown) {
             r.per_relation[gold[g].relation].fn++;
             r.per_modality[ModalityName(gold[g].modality)].fn++;
@@ -409,7 +449,23 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
     };
     match(0, &r.span_only, false);
     match(1, &r.relation_only, false);
+    const int64_t errors_before = r.strict.fp + r.strict.fn;
     match(2, &r.strict, true);
+    // Error analysis: $ONTOMEM_EVAL_DUMP names a file that gets every turn with a strict miss.
+    if (const char* dump = std::getenv("ONTOMEM_EVAL_DUMP"); dump && *dump && r.strict.fp + r.strict.fn > errors_before) {
+      static std::mutex mu;
+      std::lock_guard<std::mutex> lock(mu);
+      if (FILE* f = std::fopen(dump, "a")) {
+        std::string line = fmt::format("[{}] {} | {}\n", name, turns[i].id, turns[i].text);
+        auto span = [&](int32_t b, int32_t e) { return turns[i].text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b)); };
+        for (const auto& g : gold) line += fmt::format("   gold {} {} '{}'\n", g.relation, ModalityName(g.modality), span(g.tail_begin, g.tail_end));
+        for (const Assertion* a : kept)
+          line += fmt::format("   pred {} {} '{}' head={} {:.2f}\n", a->relation, ModalityName(a->modality),
+                              span(a->tail_begin, a->tail_end), a->head_is_speaker ? "speaker" : a->head, a->confidence);
+        std::fputs(line.c_str(), f);
+        std::fclose(f);
+      }
+    }
     match(3, &r.head, false);
   }
   return r;
@@ -429,6 +485,10 @@ std::string FormatReport(const EvalReport& r) {
   s += row("relation+span", r.relation_only);
   s += row("span only", r.span_only);
   s += row("strict + head", r.head);
+  if (r.has_gazetteer) {
+    s += row(fmt::format("strict, gaz in ({})", r.gold_gaz_in), r.strict_gaz_in);
+    s += row(fmt::format("strict, gaz out ({})", r.gold - r.gold_gaz_in), r.strict_gaz_out);
+  }
   s += "  per relation (strict)\n";
   for (const auto& [k, v] : r.per_relation) s += row(k, v);
   s += "  per modality (strict)\n";
@@ -564,7 +624,7 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   const std::string locomo = Resolve(args.locomo_path, root);
   if (fs::exists(ann) && fs::exists(locomo)) {
     auto turns = LoadLocomoAnnotations(ann, locomo);
-    if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "LoCoMo dev5 annotations (held out)", args.threshold)));
+    if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "LoCoMo dev5 annotations (held out)", args.threshold, res.gazetteer)));
     else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
   } else {
     fmt::print(stderr, "note: skipping LoCoMo annotations ({} or {} missing)\n", ann, locomo);
@@ -572,7 +632,7 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   const std::string hand = args.handwritten_path.empty() ? root + "/data/annotations/handwritten.jsonl" : args.handwritten_path;
   if (fs::exists(hand)) {
     auto turns = LoadHandwritten(hand, 0);
-    if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "handwritten even ids (held out)", args.threshold)));
+    if (turns.ok()) fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, "handwritten even ids (held out)", args.threshold, res.gazetteer)));
     else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
   } else {
     fmt::print(stderr, "note: skipping handwritten annotations ({} missing)\n", hand);
@@ -589,7 +649,7 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
     auto turns = st.ok() ? ParseIprFacts(json, "ipr-dev") : StatusOr<std::vector<AnnotatedTurn>>(st);
     if (turns.ok())
       fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, fmt::format("IPR-synth dev ({} dialogues)", cfg.dialogues),
-                                               args.threshold)));
+                                               args.threshold, res.gazetteer)));
     else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
   }
   if (llm) fmt::print("llm verifier: {} calls, {} fell back to the rules\n", llm->calls(), llm->failures());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -65,14 +66,21 @@ struct EvalReport {
   Prf relation_only;  // same relation, overlapping tail span
   Prf span_only;      // overlapping tail span
   Prf head;           // strict + same head (speaker, or overlapping holder span)
+  // Strict, split by whether the tail names a gazetteer entity (gold facts by their tail,
+  // false positives by the predicted tail); empty without a gazetteer.
+  Prf strict_gaz_in, strict_gaz_out;
+  size_t gold_gaz_in = 0;
+  bool has_gazetteer = false;
   std::map<std::string, Prf> per_relation;  // strict, keyed by relation
   std::map<std::string, Prf> per_modality;  // strict, keyed by modality name
   double us_per_turn = 0;  // Extract CPU time per turn (thread CPU clock, one thread)
 };
 
 // Runs `extractor` on every turn; predictions with confidence >= threshold count.
+// `gazetteer` (optional, FeatureResources::gazetteer) splits strict P/R by in/out of it.
 EvalReport Evaluate(const Extractor& extractor, const std::vector<AnnotatedTurn>& turns, const std::string& name,
-                    float threshold);
+                    float threshold,
+                    const std::function<std::string(std::string_view)>& gazetteer = nullptr);
 std::string FormatReport(const EvalReport& report);
 
 // ---- CLI entry points (print to stdout/stderr, return a process exit code) ----

@@ -30,15 +30,28 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
   }
   // (2) ontology types
   if (res_.type_check && res_.type_check(c.relation, c.tail) < 0) return reject("type mismatch");
-  // (3) polarity: negation right before the tail in its clause
-  if (c.modality == Modality::kAsserted && PositiveRelation(c.relation)) {
-    const std::vector<Token> toks = TokenizeWithOffsets(std::string_view(turn.text).substr(0, static_cast<size_t>(c.tail_begin)));
-    int seen = 0;
-    for (auto it = toks.rbegin(); it != toks.rend() && seen < 5; ++it, ++seen) {
-      if (it->punct && it->text != "'") break;
-      if (it->lower == "n't" || it->lower == "not" || it->lower == "never" || it->lower == "no")
-        return reject("negation cue contradicts an asserted " + c.relation);
-      if (it->lower == "but") break;
+  // (3) and (5) polarity, with negation scope: a negation that reverses a stance word
+  // ("never lets me down", "can't get enough of") does not negate the fact.
+  const std::vector<Token> toks = TokenizeWithOffsets(turn.text);
+  int tb = -1, te = -1;
+  for (int i = 0; i < static_cast<int>(toks.size()); ++i) {
+    const Token& t = toks[static_cast<size_t>(i)];
+    if (t.punct || t.end <= c.tail_begin || t.begin >= c.tail_end) continue;
+    if (tb < 0) tb = i;
+    te = i + 1;
+  }
+  if (tb >= 0) {
+    const Stance st = AnalyseStance(toks, tb, te);
+    // (3) an open negation right before the tail contradicts an asserted positive fact.
+    if (c.modality == Modality::kAsserted && PositiveRelation(c.relation) && st.open_negation >= 0 &&
+        st.open_negation <= 4)
+      return reject("negation cue contradicts an asserted " + c.relation);
+    // (5) LIKES vs DISLIKES against an unambiguous stance that a negation reversed ("don't
+    // like", "never lets me down"): normalise the relation. Unnegated stance words are left to
+    // the classifier ("so tired after work, painting helps").
+    if (c.modality != Modality::kNegated && st.flipped > 0) {
+      if (c.relation == "LIKES" && st.negative > 0 && st.positive == 0) v.relation = "DISLIKES";
+      if (c.relation == "DISLIKES" && st.positive > 0 && st.negative == 0) v.relation = "LIKES";
     }
   }
   // (4) head resolution

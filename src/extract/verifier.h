@@ -32,9 +32,11 @@ class Verifier {
 
 // Rules: (1) the tail is a content mention (not a pronoun or stop word); (2) the ontology type
 // check (FeatureResources::type_check) does not reject the (relation, tail) pair; (3) polarity:
-// an asserted positive relation whose clause negates it ("I don't own a car" -> OWNS asserted)
-// is rejected; (4) head resolution: reported facts need a third-party head, and a third-party
-// head needs the reported modality.
+// an asserted positive relation with an open negation right before it ("I don't own a car" ->
+// OWNS asserted) is rejected, while a negation that reverses a stance word does not count
+// ("I can't get enough of jazz"); (4) head resolution: reported facts need a third-party head,
+// and a third-party head needs the reported modality; (5) LIKES/DISLIKES is normalised to the
+// stance a negation reversed ("never lets me down" -> LIKES, "don't like" -> DISLIKES).
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
