@@ -20,6 +20,7 @@
 
 #include "engine/memory_impl.h"
 #include "fake_embedder.h"
+#include "fake_extractor.h"
 #include "server/http_server.h"
 #include "server/keys.h"
 #include "store/store.h"
@@ -37,25 +38,7 @@ std::string UserName(int u) { return "user" + std::to_string(u); }
 std::string Marker(int u) { return "zmark" + std::to_string(u); }
 
 // "I love X" -> LIKES X, so ingest writes graph edges whose source_turns cite the turn.
-class LoveExtractor : public FactExtractor {
- public:
-  std::vector<Assertion> Extract(const Turn& turn, int64_t) const override {
-    const std::string cue = "I love ";
-    const auto pos = turn.text.find(cue);
-    if (pos == std::string::npos) return {};
-    Assertion a;
-    a.head = turn.speaker;
-    a.relation = "LIKES";
-    a.tail_begin = static_cast<int32_t>(pos + cue.size());
-    a.tail_end = static_cast<int32_t>(turn.text.size());
-    a.tail = turn.text.substr(pos + cue.size());
-    a.tail_type = "thing";
-    a.time_ms = turn.time_ms;
-    a.source_turn = turn.id;
-    a.confidence = 0.9f;
-    return {a};
-  }
-};
+std::shared_ptr<FactExtractor> LoveExtractor() { return std::make_shared<testing::FakeExtractor>(); }
 
 // What the clients were told was stored, per user index.
 struct Acked {
@@ -78,7 +61,7 @@ class ConcurrencyTest : public ::testing::Test {
     auto store = OpenSqliteStore(dir_, true, Durability::kOff);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     auto mem = std::make_unique<MemoryImpl>(o, std::move(*store), embedder_);
-    mem->set_fact_pipeline(std::make_shared<LoveExtractor>(), GraphPolicy{});
+    mem->set_fact_pipeline(LoveExtractor(), GraphPolicy{});
     return mem;
   }
 

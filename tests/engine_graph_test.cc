@@ -7,34 +7,21 @@
 
 #include "engine/memory_impl.h"
 #include "fake_embedder.h"
+#include "fake_extractor.h"
 #include "test_util.h"
 
 namespace ontomem {
 namespace {
 
-// "I love X" -> LIKES X; "I hate X" -> DISLIKES X (X = the rest of the sentence).
-class PatternExtractor : public FactExtractor {
- public:
-  std::vector<Assertion> Extract(const Turn& turn, int64_t) const override {
-    std::vector<Assertion> out;
-    for (auto [cue, rel] : {std::pair<const char*, const char*>{"I love ", "LIKES"}, {"I hate ", "DISLIKES"}}) {
-      auto pos = turn.text.find(cue);
-      if (pos == std::string::npos) continue;
-      Assertion a;
-      a.head = turn.speaker;
-      a.relation = rel;
-      a.tail_begin = static_cast<int32_t>(pos + std::string(cue).size());
-      a.tail_end = static_cast<int32_t>(turn.text.size());
-      a.tail = turn.text.substr(a.tail_begin);
-      a.tail_type = "movie";
-      a.time_ms = turn.time_ms;
-      a.source_turn = turn.id;
-      a.confidence = turn.text.find("maybe") != std::string::npos ? 0.3f : 0.9f;
-      out.push_back(a);
-    }
-    return out;
-  }
-};
+// "I love X" -> LIKES X; "I hate X" -> DISLIKES X (X = the rest of the sentence); turns with
+// "maybe" stay under the graph threshold.
+std::shared_ptr<FactExtractor> PatternExtractor() {
+  testing::FakeExtractorOptions o;
+  o.tail_type = "movie";
+  o.dislikes = true;
+  o.low_confidence_word = "maybe";
+  return std::make_shared<testing::FakeExtractor>(o);
+}
 
 GraphPolicy RomancePolicy() {
   GraphPolicy p;
@@ -72,7 +59,7 @@ class EngineGraphTest : public ::testing::Test {
     auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
     EXPECT_TRUE(store.ok());
     auto mem = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
-    mem->set_fact_pipeline(std::make_shared<PatternExtractor>(), RomancePolicy());
+    mem->set_fact_pipeline(PatternExtractor(), RomancePolicy());
     return mem;
   }
   static nlohmann::json Graph(MemoryImpl* m, const UserKey& k) {
@@ -181,10 +168,10 @@ TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
 TEST_F(EngineGraphTest, FullFindsAKeywordFreePreferenceThroughTheGraph) {
   auto mem = Open();
   GraphContext ctx;
-  ctx.detect_domains = [](std::string_view) {
+  ctx.detect_domains = [](std::string_view, const std::vector<std::string>&) {
     return std::vector<std::pair<std::string, float>>{{"movies_tv", 1.0f}};
   };
-  mem->set_fact_pipeline(std::make_shared<PatternExtractor>(), RomancePolicy(), ctx);
+  mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), ctx);
   std::vector<Turn> turns = {T("D1:1", "I love titanic", 1000, "s1")};
   for (int i = 0; i < 60; ++i)
     turns.push_back(T("D1:" + std::to_string(i + 2), "weekend plans include watching paint dry number " +

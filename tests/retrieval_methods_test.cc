@@ -7,32 +7,20 @@
 #include "engine/memory_impl.h"
 #include "retrieve/profile.h"
 #include "fake_embedder.h"
+#include "fake_extractor.h"
 #include "test_util.h"
 
 namespace ontomem {
 namespace {
 
 // "<Name>: I love X" style turns: "I love X" -> speaker LIKES X.
-class LoveExtractor : public FactExtractor {
- public:
-  std::vector<Assertion> Extract(const Turn& turn, int64_t) const override {
-    const std::string cue = "I love ";
-    auto pos = turn.text.find(cue);
-    if (pos == std::string::npos) return {};
-    Assertion a;
-    a.head = turn.speaker;
-    a.relation = "LIKES";
-    a.tail_begin = static_cast<int32_t>(pos + cue.size());
-    a.tail_end = static_cast<int32_t>(turn.text.size());
-    a.tail = turn.text.substr(a.tail_begin);
-    a.tail_type = "movie";
-    a.domain = "movies_tv";
-    a.time_ms = turn.time_ms;
-    a.source_turn = turn.id;
-    a.confidence = 0.95f;
-    return {a};
-  }
-};
+std::shared_ptr<FactExtractor> LoveExtractor() {
+  testing::FakeExtractorOptions o;
+  o.tail_type = "movie";
+  o.domain = "movies_tv";
+  o.confidence = 0.95f;
+  return std::make_shared<testing::FakeExtractor>(o);
+}
 
 Turn T(std::string id, std::string speaker, std::string text, int64_t t) {
   Turn turn;
@@ -65,15 +53,17 @@ class RetrievalMethodsTest : public ::testing::Test {
   }
   void SetPipeline() {
     GraphContext ctx;
-    ctx.detect_domains = [](std::string_view text) {
+    ctx.detect_domains = [](std::string_view query, const std::vector<std::string>& context) {
+      std::string text(query);
+      for (const auto& c : context) text.append(" ").append(c);
       std::vector<std::pair<std::string, float>> out;
-      if (std::string(text).find("watch") != std::string::npos) out.emplace_back("movies_tv", 1.0f);
+      if (text.find("watch") != std::string::npos) out.emplace_back("movies_tv", 1.0f);
       return out;
     };
     ctx.domain_cues = [](const std::string& domain) {
       return domain == "movies_tv" ? std::vector<std::string>{"film", "cinema"} : std::vector<std::string>{};
     };
-    mem_->set_fact_pipeline(std::make_shared<LoveExtractor>(), GraphPolicy{}, ctx);
+    mem_->set_fact_pipeline(LoveExtractor(), GraphPolicy{}, ctx);
   }
   void TearDown() override {
     mem_.reset();

@@ -21,6 +21,7 @@
 #include "embed/lexicon_cli.h"
 #include "extract/train.h"
 #include "mcp/mcp_server.h"
+#include "retrieve/domain_classifier_train.h"
 #include "ontomem/memory.h"
 #include "server/api_json.h"
 #include "server/bad_input.h"
@@ -317,7 +318,20 @@ int main(int argc, char** argv) {
   train_ex->add_option("--seed", ta.seed, "IPR-synth seed")->capture_default_str();
   train_ex->add_option("--filler", ta.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
   train_ex->add_option("--lexicon", ta.lexicon_path, "lexicon file for GloVe clusters");
+  auto* train_dom = train->add_subcommand("domain", "train the query domain/intent classifier (docs/domain.md)");
+  TrainDomainArgs tda;
+  train_dom->add_option("--out", tda.out_path, "model file (default: <repo>/models/domain/classifier.bin)");
+  train_dom->add_option("--ipr-dialogues", tda.ipr_dialogues, "IPR-synth train dialogues")->capture_default_str();
+  train_dom->add_option("--seed", tda.seed, "IPR-synth and generator seed")->capture_default_str();
+  train_dom->add_option("--filler", tda.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
+  train_dom->add_option("--lexicon", tda.lexicon_path, "lexicon file");
+  train_dom->add_option("--per-domain", tda.per_domain, "ontology-generated examples per domain")->capture_default_str();
+  train_dom->add_option("--hidden", tda.train.hidden, "hidden units (0 = logistic regression)")->capture_default_str();
+  train_dom->add_option("--epochs", tda.train.epochs, "training epochs")->capture_default_str();
+  train_dom->add_option("--l2", tda.train.l2, "weight decay")->capture_default_str();
+  train_dom->add_option("--lr", tda.train.learning_rate, "Adam step size")->capture_default_str();
   auto* eval = app.add_subcommand("eval", "evaluate the learned components on held-out data");
+
   eval->require_subcommand(1);
   auto* eval_ex = eval->add_subcommand("extractor", "assertion precision/recall on the held-out annotations and IPR dev");
   extract::EvalExtractorArgs ea;
@@ -328,6 +342,16 @@ int main(int argc, char** argv) {
   eval_ex->add_flag("--llm", ea.llm, "verify with an OpenAI-compatible chat endpoint instead of the rules");
   eval_ex->add_option("--llm-url", ea.llm_options.base_url, "endpoint base URL")->capture_default_str();
   eval_ex->add_option("--llm-model", ea.llm_options.model, "model name")->capture_default_str();
+
+  auto* eval_dom = eval->add_subcommand("domain", "domain/intent accuracy on IPR-synth and PrefEval questions vs DetectDomains");
+  EvalDomainArgs eda;
+  eval_dom->add_option("--model", eda.model_path, "model file (default: <models>/domain/classifier.bin)");
+  eval_dom->add_option("--split", eda.splits, "IPR-synth splits (dev, test)")->capture_default_str();
+  eval_dom->add_option("--ipr-dialogues", eda.ipr_dialogues, "IPR-synth dialogues per split")->capture_default_str();
+  eval_dom->add_option("--seed", eda.seed, "IPR-synth seed")->capture_default_str();
+  eval_dom->add_option("--filler", eda.filler_path, "LoCoMo file (IPR filler and PrefEval history)")->capture_default_str();
+  eval_dom->add_option("--prefeval", eda.prefeval_dir, "PrefEval data directory (\"\" = skip)")->capture_default_str();
+  eval_dom->add_option("--lexicon", eda.lexicon_path, "lexicon file");
 
   auto* lexicon = app.add_subcommand("lexicon", "build or check the embedding lexicon");
   lexicon->require_subcommand(1);
@@ -497,6 +521,8 @@ int main(int argc, char** argv) {
   }
   if (*train_ex) return extract::RunTrainExtractor(ta);
   if (*eval_ex) return extract::RunEvalExtractor(ea);
+  if (*train_dom) return RunTrainDomain(tda);
+  if (*eval_dom) return RunEvalDomain(eda);
   if (*lbuild) return RunLexiconBuild(from, lout, int8);
   if (*lcheck) return RunLexiconCheck(lpath);
   if (*serve) {

@@ -123,6 +123,7 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   else if (name == "rrf_k") c->retriever.rrf_k = v;
   else if (name == "w_graph") c->retriever.w_graph = v;
   else if (name == "graph_domain_share") c->retriever.graph_domain_share = v;
+  else if (name == "graph_unknown_domain") c->retriever.graph_unknown_domain = v;
   else if (name == "lexical_route_z") c->retriever.lexical_route_z = v;
   else if (name == "tail_similarity_share") c->retriever.tail_similarity_share = v;
   else if (name == "graph_min_weight") c->retriever.graph_min_weight = v;

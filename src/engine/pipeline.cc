@@ -1,11 +1,14 @@
 #include "engine/pipeline.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "embed/sif_embedder.h"
 #include "extract/extractor.h"
 #include "extract/resources.h"
 #include "ontology/wordnet.h"
+#include "retrieve/domain_classifier.h"
 
 namespace ontomem {
 
@@ -96,11 +99,40 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
         "fact extraction needs the extractor models (set Options::models_dir or $ONTOMEM_MODELS, or "
         "Options::extract_facts = false)");
   fp.extractor = std::make_shared<ExtractorAdapter>(std::move(*ex));
-  fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view text) {
-    std::vector<std::pair<std::string, float>> out;
-    for (const DomainHit& h : lifter->DetectDomains(text, 3)) out.emplace_back(h.domain, h.score);
-    return out;
-  };
+  // Query domains: the trained classifier when its model exists (docs/domain.md), else the
+  // lifter's detector over the query and its context as one text.
+  std::shared_ptr<const DomainClassifier> classifier;
+  if (sif) {
+    const char* env = std::getenv("ONTOMEM_DOMAIN_MODEL");
+    const std::string path = env && *env ? env : DefaultDomainModelPath(options.models_dir);
+    std::error_code ec;
+    if (path != "none" && std::filesystem::exists(path, ec)) {
+      auto c = DomainClassifier::Load(path, std::make_shared<DomainFeaturizer>(fp.lifter, sif));
+      // A model of another ontology or lexicon size cannot speak for this one: keep the lifter.
+      if (c.ok()) classifier = *c;
+      else if (c.status().code() != StatusCode::kInvalidArgument) return c.status();
+    }
+  }
+  if (classifier) {
+    fp.graph_context.detect_domains = [classifier](std::string_view query, const std::vector<std::string>& context) {
+      std::vector<std::pair<std::string, float>> out;
+      // Unsure (no domain above 0.1 of 34) counts as no domain, as the lifter's empty answer.
+      for (const auto& [d, p] : classifier->Predict(query, context).domains) {
+        if (p < 0.1f || out.size() == 3) break;
+        out.emplace_back(d, p);
+      }
+      return out;
+    };
+  } else {
+    fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view query, const std::vector<std::string>& context) {
+      std::string text(query);
+      for (const auto& c : context) text.append(" ").append(c);
+      std::vector<std::pair<std::string, float>> out;
+      for (const DomainHit& h : lifter->DetectDomains(text, 3)) out.emplace_back(h.domain, h.score);
+      return out;
+    };
+  }
+  fp.domain_classifier = classifier;
   fp.graph_context.domain_cues = [onto = fp.ontology](const std::string& domain) {
     for (const Domain& d : onto->domains())
       if (d.id == domain) return d.cues;

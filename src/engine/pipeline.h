@@ -8,6 +8,7 @@
 
 #include "engine/fact_extractor.h"
 #include "graph/memory_graph.h"
+#include "retrieve/domain_classifier.h"
 #include "retrieve/retriever.h"
 #include "ontomem/options.h"
 #include "ontology/concept_lifter.h"
@@ -31,6 +32,9 @@ struct FactPipeline {
   std::shared_ptr<const Ontology> ontology;
   std::shared_ptr<const ConceptLifter> lifter;
   GraphContext graph_context;  // query-domain detection for the graph view
+  // The trained query domain/intent classifier; null when its model is absent (the lifter's
+  // detector is used then). $ONTOMEM_DOMAIN_MODEL overrides the path ("none": not used).
+  std::shared_ptr<const DomainClassifier> domain_classifier;
 };
 
 // Errors name the fix: a missing ontology (ONTOMEM_ONTOLOGY), missing extractor models

@@ -117,9 +117,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   targets->assign(n, std::string());
   relations->assign(n, std::string());
   if (options.asker.empty() || !ctx.detect_domains) return "dense-first";
-  std::string cue(query);
-  for (const auto& c : options.context) cue.append(" ").append(c);
-  auto qd = ctx.detect_domains(cue);
+  auto qd = ctx.detect_domains(query, options.context);
   if (qd.empty()) return "dense-first";
   std::map<std::string, float> want;
   const float top = qd.front().second;
@@ -147,7 +145,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
     // Requests are governed by preferences and constraints, not by who the user's cousin is.
     if (!config.graph_relations.empty() && !e->promoted && !config.graph_relations.count(e->relation)) continue;
     auto it = want.find(e->domain);
-    const float dm = it == want.end() ? 0.0f : it->second;
+    const float dm = it != want.end() ? it->second : e->domain.empty() ? config.graph_unknown_domain : 0.0f;
     if (dm <= 0 && config.graph_domain_share >= 1.0f) continue;
     for (const std::string& tid : e->source_turns) {
       const int64_t ord = user.OrdinalOf(tid);
@@ -345,9 +343,7 @@ Status RewriteQuery(const Embedder& embedder, std::string_view query, const Sear
                     const RetrieverConfig& config, const GraphContext& ctx, std::vector<float>* qv,
                     std::vector<std::string>* domains) {
   if (!ctx.detect_domains || !ctx.domain_cues || config.rewrite_domain_weight <= 0) return Status::Ok();
-  std::string cue(query);
-  for (const auto& c : options.context) cue.append(" ").append(c);
-  const auto qd = ctx.detect_domains(cue);
+  const auto qd = ctx.detect_domains(query, options.context);
   if (qd.empty()) return Status::Ok();
   domains->push_back(qd.front().first);
   const auto cues = ctx.domain_cues(qd.front().first);

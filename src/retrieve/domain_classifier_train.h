@@ -1,0 +1,59 @@
+// Training data, training and evaluation of the query domain/intent classifier
+// (`ontomem train domain`, `ontomem eval domain`; docs/domain.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/dataset.h"
+#include "ontology/ontology.h"
+#include "retrieve/domain_classifier.h"
+
+namespace ontomem {
+
+// IPR-synth domain names -> ontology domain ids ("MovieRec" -> "movies_tv"); "" if unknown.
+std::string IprDomainToOntology(const std::string& ipr_domain);
+
+// PrefEval topic -> the ontology domains counted as correct, the first being the primary one
+// ("travel_restaurant" -> {"restaurants", "food_diet"}); empty if unknown. The table is
+// documented in docs/domain.md.
+std::vector<std::string> PrefEvalTopicDomains(const std::string& topic);
+
+// Examples from an IPR-synth dataset: each question with its context, the mapped domain, and
+// the intent (implicit requests = recommend, explicit controls = recall).
+std::vector<DomainExample> IprExamples(const Dataset& dataset);
+
+// Examples generated from the ontology for every domain: the domain's cue words, its
+// inventories' concept labels and synonyms and gazetteer names of its entity types, put into
+// request templates (recommend) and recall templates, with empty, neutral (`chit_chat`) or
+// misleading (another domain's statement) context, plus domain-neutral requests whose context
+// names the domain. split "train" or "dev": disjoint halves of the words and templates.
+std::vector<DomainExample> OntologyExamples(const Ontology& ontology, const std::vector<std::string>& chit_chat,
+                                            int per_domain, const std::string& split, uint64_t seed);
+
+struct TrainDomainArgs {
+  std::string out_path;  // "" = <repo>/models/domain/classifier.bin
+  int ipr_dialogues = 1500;
+  uint64_t seed = 20261202;
+  std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
+  std::string lexicon_path;  // "" = DefaultLexiconPath()
+  int per_domain = 200;
+  DomainTrainOptions train;
+};
+int RunTrainDomain(const TrainDomainArgs& args);
+
+struct EvalDomainArgs {
+  std::string model_path;  // "" = DefaultDomainModelPath()
+  std::vector<std::string> splits = {"dev"};  // IPR-synth splits: dev and/or test
+  int ipr_dialogues = 500;
+  uint64_t seed = 20261202;
+  std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
+  std::string prefeval_dir = "../shared/data/prefeval";  // "" = skip PrefEval
+  std::string lexicon_path;
+  bool ontology_dev = true;  // also the held-out half of the ontology-generated examples
+};
+int RunEvalDomain(const EvalDomainArgs& args);
+
+}  // namespace ontomem
