@@ -360,6 +360,10 @@ int main(int argc, char** argv) {
   serve->add_option("--read-timeout", so.read_timeout_sec, "seconds to read a request")->capture_default_str();
   serve->add_option("--write-timeout", so.write_timeout_sec, "seconds to write a response")->capture_default_str();
   serve->add_option("--durability", durability, "full, normal or off (Options::durability)")->capture_default_str();
+  size_t memory_budget_mb = Options{}.memory_budget_bytes >> 20;
+  serve->add_option("--memory-budget-mb", memory_budget_mb,
+                    "MiB of loaded users kept in memory; least recently used users are evicted past it")
+      ->capture_default_str()->check(CLI::PositiveNumber);
 
   auto* keys = app.add_subcommand("keys", "manage API keys");
   keys->require_subcommand(1);
@@ -505,6 +509,7 @@ int main(int argc, char** argv) {
     o.lexicon_path = c.lexicon;
     o.max_turn_bytes = std::max(o.max_turn_bytes, so.limits.max_turn_bytes);
     o.max_batch_turns = std::max(o.max_batch_turns, so.limits.max_batch_turns);
+    o.memory_budget_bytes = memory_budget_mb << 20;
     if (durability == "normal") o.durability = Durability::kNormal;
     else if (durability == "off") o.durability = Durability::kOff;
     else if (durability != "full") return Fail(Status::InvalidArgument("--durability: full, normal or off"));
