@@ -10,6 +10,7 @@
 #include "common/random.h"
 #include "engine/pipeline.h"
 #include "engine/validate.h"
+#include "retrieve/scorer_weights.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -86,7 +87,12 @@ StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
   }
   ASSIGN_OR_RETURN(auto store, OpenSqliteStore(options.data_dir, options.create_if_missing,
                                                options.durability));
-  auto impl = std::make_unique<MemoryImpl>(options, std::move(store), embedder);
+  RetrieverConfig retriever;
+  if (!options.scorer_path.empty()) {
+    ASSIGN_OR_RETURN(ScorerWeights w, LoadScorerWeights(options.scorer_path));
+    ApplyScorerWeights(w, &retriever);
+  }
+  auto impl = std::make_unique<MemoryImpl>(options, std::move(store), embedder, retriever);
   if (options.extract_facts) {
     ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(options, embedder));
     impl->set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
