@@ -64,7 +64,7 @@ fuzz-smoke: fuzz-build
 fuzz: fuzz-build
 	bash fuzz/run.sh long $(FUZZ_DIR) $(FUZZ_SECONDS)
 
-# tests/concurrency_test.cc under ThreadSanitizer.
+# tests/concurrency_test.cc and tests/write_path_test.cc under ThreadSanitizer.
 tsan: setup
 	$(SANITIZER_CMAKE) -B $(TSAN_DIR) -DONTOMEM_TSAN=ON
 	cmake --build $(TSAN_DIR) -j $(JOBS) --target ontomem_tsan_tests

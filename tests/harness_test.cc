@@ -73,6 +73,33 @@ TEST(Harness, ProducesTheDocumentedJsonShape) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
+  std::string dir = testing::MakeTempDir("ontomem-harness");
+  std::string path = dir + "/data.json";
+  std::ofstream(path) << kData;
+  BenchConfig c;
+  c.datasets = {path};
+  c.k = 1;
+  // Fusion with all weight on one view ranks like that view (neighbour smoothing aside): the
+  // lexical-only variant finds the greyhound turn first, as bm25 does.
+  c.methods = {"bm25", "fusion@fusion_dense_weight=0:neighbour_weight=0", "fusion@fusion_dense_weight=1"};
+  c.embedder = std::make_shared<testing::FakeEmbedder>();
+  std::ostringstream table;
+  nlohmann::json r;
+  Status st = RunBench(c, table, &r);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const auto& m = r["datasets"][0]["methods"];
+  ASSERT_TRUE(m.contains("fusion@fusion_dense_weight=0:neighbour_weight=0"));
+  ASSERT_TRUE(m.contains("fusion@fusion_dense_weight=1"));
+  EXPECT_DOUBLE_EQ(m["fusion@fusion_dense_weight=0:neighbour_weight=0"]["slices"]["category:4"]["recall"].get<double>(),
+                   m["bm25"]["slices"]["category:4"]["recall"].get<double>());
+  for (const char* bad : {"fusion@bogus=1", "fusion@fusion_dense_weight", "fusion@fusion_dense_weight=x", "nope@rrf_k=1"}) {
+    c.methods = {bad};
+    EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kInvalidArgument) << bad;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Harness, BenchParamsAreCheckedByName) {
   BenchConfig c;
   EXPECT_TRUE(ApplyBenchParam("neighbour_weight=0.5", &c).ok());

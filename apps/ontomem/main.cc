@@ -18,8 +18,10 @@
 #include "bench/ipr_synth.h"
 #include "bench/plot.h"
 #include "bench/prefeval_compose.h"
+#include "bench/train_scorer.h"
 #include "embed/lexicon_cli.h"
 #include "extract/train.h"
+#include "retrieve/scorer_weights.h"
 #include "mcp/mcp_server.h"
 #include "retrieve/domain_classifier_train.h"
 #include "ontomem/memory.h"
@@ -289,6 +291,8 @@ int main(int argc, char** argv) {
   bench->add_option("--param", params, "tuning knob name=value (docs/tuning.md; repeatable)");
   bench->add_option("--dump", bc.dump_path, "write one JSON line per question and method (error analysis)");
   bench->add_option("--lexicon", c.lexicon, "lexicon file");
+  std::string bench_scorer;
+  bench->add_option("--scorer", bench_scorer, "unified-score weights from `ontomem train scorer` (method full)");
 
   auto* genipr = bench->add_subcommand("gen-ipr", "generate an IPR-synth split (implicit preference recall)");
   IprConfig ic;
@@ -330,6 +334,14 @@ int main(int argc, char** argv) {
   train_dom->add_option("--epochs", tda.train.epochs, "training epochs")->capture_default_str();
   train_dom->add_option("--l2", tda.train.l2, "weight decay")->capture_default_str();
   train_dom->add_option("--lr", tda.train.learning_rate, "Adam step size")->capture_default_str();
+  auto* train_sc = train->add_subcommand("scorer", "refit the unified score's view weights of method full on a train split");
+  TrainScorerConfig tsc;
+  train_sc->add_option("--train", tsc.train_path, "LoCoMo-format train split (e.g. `bench gen-ipr --split train`)")->required();
+  train_sc->add_option("--dev", tsc.dev_path, "split to report defaults vs fitted on");
+  train_sc->add_option("--out", tsc.out_path, "scorer JSON to write (Options::scorer_path)")->required();
+  train_sc->add_option("--step", tsc.step, "grid step of w_graph")->capture_default_str();
+  train_sc->add_option("--k", tsc.bench.k, "cut-off k")->capture_default_str();
+  train_sc->add_option("--lexicon", c.lexicon, "lexicon file");
   auto* eval = app.add_subcommand("eval", "evaluate the learned components on held-out data");
 
   eval->require_subcommand(1);
@@ -384,6 +396,12 @@ int main(int argc, char** argv) {
   serve->add_option("--read-timeout", so.read_timeout_sec, "seconds to read a request")->capture_default_str();
   serve->add_option("--write-timeout", so.write_timeout_sec, "seconds to write a response")->capture_default_str();
   serve->add_option("--durability", durability, "full, normal or off (Options::durability)")->capture_default_str();
+  std::string serve_scorer;
+  serve->add_option("--scorer", serve_scorer, "unified-score weights from `ontomem train scorer` (default: 0.55/0.35/0.10)");
+  size_t memory_budget_mb = Options{}.memory_budget_bytes >> 20;
+  serve->add_option("--memory-budget-mb", memory_budget_mb,
+                    "MiB of loaded users kept in memory; least recently used users are evicted past it")
+      ->capture_default_str()->check(CLI::PositiveNumber);
 
   auto* keys = app.add_subcommand("keys", "manage API keys");
   keys->require_subcommand(1);
@@ -501,6 +519,11 @@ int main(int argc, char** argv) {
       Status st = ApplyBenchParam(p, &bc);
       if (!st.ok()) return Fail(st);
     }
+    if (!bench_scorer.empty()) {
+      auto w = LoadScorerWeights(bench_scorer);
+      if (!w.ok()) return Fail(w.status());
+      ApplyScorerWeights(*w, &bc.retriever);
+    }
     auto emb = SifEmbedder::Open(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon, bc.sif);
     if (!emb.ok()) return Fail(emb.status());
     bc.embedder = *emb;
@@ -520,6 +543,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*train_ex) return extract::RunTrainExtractor(ta);
+  if (*train_sc) {
+    auto emb = SifEmbedder::Open(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon, tsc.bench.sif);
+    if (!emb.ok()) return Fail(emb.status());
+    tsc.bench.embedder = *emb;
+    tsc.bench.progress = isatty(2) == 1;
+    Status st = RunTrainScorer(tsc, std::cout);
+    return st.ok() ? 0 : Fail(st);
+  }
   if (*eval_ex) return extract::RunEvalExtractor(ea);
   if (*train_dom) return RunTrainDomain(tda);
   if (*eval_dom) return RunEvalDomain(eda);
@@ -531,6 +562,8 @@ int main(int argc, char** argv) {
     o.lexicon_path = c.lexicon;
     o.max_turn_bytes = std::max(o.max_turn_bytes, so.limits.max_turn_bytes);
     o.max_batch_turns = std::max(o.max_batch_turns, so.limits.max_batch_turns);
+    o.memory_budget_bytes = memory_budget_mb << 20;
+    o.scorer_path = serve_scorer;
     if (durability == "normal") o.durability = Durability::kNormal;
     else if (durability == "off") o.durability = Durability::kOff;
     else if (durability != "full") return Fail(Status::InvalidArgument("--durability: full, normal or off"));

@@ -3,8 +3,8 @@
 #   bench/load/run.sh [load|soak] [BUILD_DIR]
 # load: seeds USERS users with TURNS turns each over HTTP, then runs wrk for search, ingest and
 #       mixed traffic (DURATION each) and prints one RESULT line per run.
-# soak: the same seeding, then mixed traffic for SOAK_SECONDS while sampling the server's RSS
-#       every 10 s.
+# soak: the same seeding, then SOAK_MODE traffic (default mixed) for SOAK_SECONDS while sampling
+#       the server's RSS, its accounted memory and stored turns every 10 s.
 # The server is pinned to SERVER_CPU and wrk to WRK_CPU (one core each on a 2-core machine).
 # Needs the real lexicon (make lexicon) unless ONTOMEM_LEXICON points elsewhere.
 set -euo pipefail
@@ -71,10 +71,13 @@ if [[ $mode == load ]]; then
   for m in ${MODES:-search ingest mixed}; do run_wrk "$m" "$DURATION"; done
   echo "server RSS after load: $(rss) kB"
 else
-  run_wrk mixed "${SOAK_SECONDS}s" >"$work/soak.out" &
+  run_wrk "${SOAK_MODE:-mixed}" "${SOAK_SECONDS}s" >"$work/soak.out" &
   wrk_pid=$!
+  # RSS next to what the engine accounts for loaded users and the turns stored so far: growth
+  # with data shows in both, a leak only in RSS.
+  metric() { curl -fs "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
   for ((t = 0; t <= SOAK_SECONDS; t += 10)); do
-    echo "rss t=${t}s $(rss) kB"
+    echo "rss t=${t}s $(rss) kB memory_bytes=$(metric ontomem_memory_bytes) ingested=$(metric ontomem_ingested_turns_total)"
     sleep 10
   done
   wait "$wrk_pid"

@@ -31,8 +31,12 @@ class Memory {
   // Stores one turn; the tenant and user are created on first use. OK means durable.
   virtual Status Ingest(const UserKey& key, const Turn& turn) = 0;
   // Stores a batch atomically in one transaction: either every turn is stored or none is (a
-  // bad turn rejects the whole batch with its index in the message).
-  virtual Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns) = 0;
+  // bad turn rejects the whole batch with its index in the message). A turn whose id is already
+  // stored with the same content is a duplicate (a safe retry) and is not stored again; the same
+  // id with other content fails the batch with AlreadyExists. `ingested` (optional) receives one
+  // entry per turn of the batch. Searches of the user are not blocked while the batch commits.
+  virtual Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns,
+                             std::vector<IngestedTurn>* ingested = nullptr) = 0;
 
   // Ranks the user's turns for `query`. NotFound for an unknown tenant or user.
   virtual StatusOr<SearchResult> Search(const UserKey& key, std::string_view query,

@@ -46,6 +46,9 @@ struct Options {
   std::string ontology_path;
   // Extractor model directory; default empty = $ONTOMEM_MODELS, else models/.
   std::string models_dir;
+  // Unified-score weights of method full, a JSON file written by `ontomem train scorer`.
+  // Default empty: the paper's w_graph 0.55, w_dense 0.35, w_profile 0.10.
+  std::string scorer_path;
   // Privacy categories whose relations may be promoted to concept edges (default none: health,
   // religion, sexuality, politics, finances and government ids are never promoted).
   std::vector<std::string> promote_private_categories;

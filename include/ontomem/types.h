@@ -33,6 +33,13 @@ struct StoredTurn {
   Turn turn;
 };
 
+// What IngestBatch did with one turn of a batch (same order as the batch).
+struct IngestedTurn {
+  int64_t seq = 0;         // the stored turn's seq (the earlier one's for a duplicate)
+  std::string id;          // its id ("T<seq>" when the turn came without one)
+  bool duplicate = false;  // same id and content were already stored: nothing was written
+};
+
 // A fact added through the API without extraction (`Memory::AddFact`), e.g. from a CRM or a
 // settings page. It enters the graph like an extracted assertion, marked explicit.
 struct Fact {

@@ -52,9 +52,69 @@ double Percentile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (idx - static_cast<double>(lo));
 }
 
-Status MethodSetup(const std::string& name, const BenchConfig& config, Method* method,
+// A knob of the retrieval methods (docs/tuning.md). False when `name` is not one.
+bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
+  if (name == "context_weight") r->context_weight = v;
+  else if (name == "asker_weight") r->asker_weight = v;
+  else if (name == "neighbour_weight") r->neighbour_weight = v;
+  else if (name == "fusion_dense_weight") r->fusion_dense_weight = v;
+  else if (name == "rrf_k") r->rrf_k = v;
+  else if (name == "w_graph") r->w_graph = v;
+  else if (name == "w_dense") r->w_dense = v;
+  else if (name == "w_profile") r->w_profile = v;
+  else if (name == "graph_domain_share") r->graph_domain_share = v;
+  else if (name == "graph_unknown_domain") r->graph_unknown_domain = v;
+  else if (name == "lexical_route_z") r->lexical_route_z = v;
+  else if (name == "tail_similarity_share") r->tail_similarity_share = v;
+  else if (name == "graph_min_weight") r->graph_min_weight = v;
+  else if (name == "rank_unify") r->rank_unify = v != 0;
+  else if (name == "graph_top_n") r->graph_top_n = static_cast<size_t>(v);
+  else if (name == "graph_all_relations") {
+    if (v != 0) r->graph_relations.clear();
+  }
+  else if (name == "w_time") r->w_time = v;
+  else if (name == "uncertainty_margin") r->uncertainty_margin = v;
+  else if (name == "uncertainty_min_overlap") r->uncertainty_min_overlap = v;
+  else if (name == "hop_decay") r->hop_decay = v;
+  else if (name == "hop_max_new") r->hop_max_new = static_cast<size_t>(v);
+  else if (name == "probe_weight") r->probe_weight = v;
+  else if (name == "rewrite_domain_weight") r->rewrite_domain_weight = v;
+  else if (name == "ppr_damping") r->ppr_damping = v;
+  else if (name == "ppr_seed_nodes") r->ppr_seed_nodes = static_cast<size_t>(v);
+  else if (name == "ppr_seed_min_cos") r->ppr_seed_min_cos = v;
+  else if (name == "max_query_domains") r->max_query_domains = static_cast<size_t>(v);
+  else return false;
+  return true;
+}
+
+StatusOr<std::pair<std::string, float>> ParseAssignment(const std::string& assignment, std::string_view what) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos) return Status::InvalidArgument(fmt::format("{} wants name=value, got {}", what, assignment));
+  std::string name = assignment.substr(0, eq);
+  try {
+    return std::make_pair(name, std::stof(assignment.substr(eq + 1)));
+  } catch (...) {
+    return Status::InvalidArgument(fmt::format("{} {}: value is not a number", what, name));
+  }
+}
+
+// "<method>@knob=v:knob=v": the method with its own retriever knobs, so variants share one
+// ingest (`ontomem train scorer` compares a grid of weights this way).
+Status MethodSetup(const std::string& spec, const BenchConfig& config, Method* method,
                    RetrieverConfig* rc) {
   *rc = config.retriever;
+  const auto at = spec.find('@');
+  const std::string name = spec.substr(0, at);
+  if (at != std::string::npos) {
+    std::string rest = spec.substr(at + 1);
+    for (size_t pos = 0; pos <= rest.size();) {
+      const size_t comma = std::min(rest.find(':', pos), rest.size());
+      ASSIGN_OR_RETURN(auto kv, ParseAssignment(rest.substr(pos, comma - pos), "method " + spec + ":"));
+      if (!ApplyRetrieverKnob(kv.first, kv.second, rc))
+        return Status::InvalidArgument(fmt::format("method {}: unknown knob {} (see docs/tuning.md)", spec, kv.first));
+      pos = comma + 1;
+    }
+  }
   if (name == "fusion-rrf") { *method = Method::kFusion; rc->fusion = FusionKind::kRrf; return Status::Ok(); }
   if (name == "fusion-weighted") { *method = Method::kFusion; rc->fusion = FusionKind::kWeighted; return Status::Ok(); }
   if (name == "full-no-promotion") { *method = Method::kFull; rc->use_promoted = false; return Status::Ok(); }
@@ -107,44 +167,10 @@ double PrecisionAtK(const std::vector<std::string>& ranked, const std::vector<st
 }
 
 Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
-  auto eq = assignment.find('=');
-  if (eq == std::string::npos) return Status::InvalidArgument("--param wants name=value, got " + assignment);
-  std::string name = assignment.substr(0, eq);
-  float v;
-  try {
-    v = std::stof(assignment.substr(eq + 1));
-  } catch (...) {
-    return Status::InvalidArgument("--param " + name + ": value is not a number");
-  }
-  if (name == "context_weight") c->retriever.context_weight = v;
-  else if (name == "asker_weight") c->retriever.asker_weight = v;
-  else if (name == "neighbour_weight") c->retriever.neighbour_weight = v;
-  else if (name == "fusion_dense_weight") c->retriever.fusion_dense_weight = v;
-  else if (name == "rrf_k") c->retriever.rrf_k = v;
-  else if (name == "w_graph") c->retriever.w_graph = v;
-  else if (name == "graph_domain_share") c->retriever.graph_domain_share = v;
-  else if (name == "graph_unknown_domain") c->retriever.graph_unknown_domain = v;
-  else if (name == "lexical_route_z") c->retriever.lexical_route_z = v;
-  else if (name == "tail_similarity_share") c->retriever.tail_similarity_share = v;
-  else if (name == "graph_min_weight") c->retriever.graph_min_weight = v;
-  else if (name == "rank_unify") c->retriever.rank_unify = v != 0;
-  else if (name == "graph_top_n") c->retriever.graph_top_n = static_cast<size_t>(v);
-  else if (name == "graph_all_relations") {
-    if (v != 0) c->retriever.graph_relations.clear();
-  }
-  else if (name == "w_dense") c->retriever.w_dense = v;
-  else if (name == "w_time") c->retriever.w_time = v;
-  else if (name == "uncertainty_margin") c->retriever.uncertainty_margin = v;
-  else if (name == "uncertainty_min_overlap") c->retriever.uncertainty_min_overlap = v;
-  else if (name == "hop_decay") c->retriever.hop_decay = v;
-  else if (name == "hop_max_new") c->retriever.hop_max_new = static_cast<size_t>(v);
-  else if (name == "probe_weight") c->retriever.probe_weight = v;
-  else if (name == "rewrite_domain_weight") c->retriever.rewrite_domain_weight = v;
-  else if (name == "ppr_damping") c->retriever.ppr_damping = v;
-  else if (name == "ppr_seed_nodes") c->retriever.ppr_seed_nodes = static_cast<size_t>(v);
-  else if (name == "ppr_seed_min_cos") c->retriever.ppr_seed_min_cos = v;
-  else if (name == "max_query_domains") c->retriever.max_query_domains = static_cast<size_t>(v);
-  else if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
+  ASSIGN_OR_RETURN(auto kv, ParseAssignment(assignment, "--param"));
+  const auto& [name, v] = kv;
+  if (ApplyRetrieverKnob(name, v, &c->retriever)) return Status::Ok();
+  if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
   else if (name == "speaker_weight") c->lexical.speaker_weight = v;
   else if (name == "sif_a") c->sif.sif_a = v;
   else if (name == "drop_stop_words") c->sif.drop_stop_words = v != 0;

@@ -19,7 +19,9 @@ namespace ontomem {
 
 struct BenchConfig {
   std::vector<std::string> datasets;
-  // "dense", "bm25", "fusion", and measurement variants "fusion-rrf", "fusion-weighted".
+  // "dense", "bm25", "fusion", "full", "rewrite", "ppr", measurement variants "fusion-rrf",
+  // "fusion-weighted", "full-no-promotion", and any of them with its own retriever knobs:
+  // "full@w_graph=0.6:w_dense=0.3" (variants share one ingest).
   std::vector<std::string> methods = {"dense", "bm25", "fusion"};
   int k = 10;
   std::shared_ptr<Embedder> embedder;

@@ -10,6 +10,7 @@
 #include "common/random.h"
 #include "engine/pipeline.h"
 #include "engine/validate.h"
+#include "retrieve/scorer_weights.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -86,7 +87,12 @@ StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
   }
   ASSIGN_OR_RETURN(auto store, OpenSqliteStore(options.data_dir, options.create_if_missing,
                                                options.durability));
-  auto impl = std::make_unique<MemoryImpl>(options, std::move(store), embedder);
+  RetrieverConfig retriever;
+  if (!options.scorer_path.empty()) {
+    ASSIGN_OR_RETURN(ScorerWeights w, LoadScorerWeights(options.scorer_path));
+    ApplyScorerWeights(w, &retriever);
+  }
+  auto impl = std::make_unique<MemoryImpl>(options, std::move(store), embedder, retriever);
   if (options.extract_facts) {
     ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(options, embedder));
     impl->set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
@@ -202,6 +208,8 @@ void MemoryImpl::EvictOverBudget(const std::string& keep) {
     // drop the last other reference.
     const SlotPtr victim = entry->second.slot;
     Slot* slot = victim.get();
+    std::unique_lock<std::mutex> write_lock(slot->write_mu, std::try_to_lock);
+    if (!write_lock.owns_lock()) continue;  // being written: try the next one
     std::unique_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
     if (!slot_lock.owns_lock()) continue;  // in use: try the next one
     slot->evicted = true;
@@ -216,7 +224,8 @@ Status MemoryImpl::Ingest(const UserKey& key, const Turn& turn) {
   return IngestBatch(key, std::vector<Turn>{turn});
 }
 
-Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turns) {
+Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turns,
+                               std::vector<IngestedTurn>* ingested) {
   RETURN_IF_ERROR(ValidateKey(key));
   if (turns.empty()) return Status::InvalidArgument("batch has no turns");
   if (turns.size() > options_.max_batch_turns)
@@ -240,22 +249,16 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
       for (Assertion& a : extractor_->Extract(turns[i], 0))
         if (a.confidence >= options_.fact_threshold) facts[i].push_back(std::move(a));
   }
-  const std::string ck = CacheKey(key);
-  for (;;) {
-    SlotPtr slot = Acquire(ck);
-    std::unique_lock<std::shared_mutex> lock(slot->mu);
-    if (slot->evicted) continue;
-    // Load before appending so the in-memory order matches the store's seq order.
-    Status st = EnsureLoaded(key, slot.get(), /*create=*/true);
-    if (!st.ok()) return st.WithContext("ingest into " + Describe(key));
-    // Step II on a copy of the graph: it replaces the live one only once the store committed.
-    MemoryGraph next = slot->mem->graph();
+  // Step II on a copy of the graph: it replaces the live one only once the store committed.
+  MemoryGraph next;
+  auto commit = [&](const UserMemory& mem) -> Status {
+    next = mem.graph();
     std::set<std::string> dirty;
     GraphDelta delta;
     std::set<std::string> seen_ids;
     for (size_t i = 0; i < turns.size(); ++i) {
       const std::string& id = records[i].stored.turn.id;
-      if (!id.empty() && (slot->mem->OrdinalOf(id) >= 0 || !seen_ids.insert(id).second)) continue;
+      if (!id.empty() && (mem.OrdinalOf(id) >= 0 || !seen_ids.insert(id).second)) continue;
       for (const Assertion& a : facts[i]) {
         next.Apply(a, turns[i].session, turns[i].text, policy_, &dirty);
         delta.assertions.push_back({i, a});
@@ -263,51 +266,92 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     }
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
-    st = store_->AppendTurns(key, &records, &delta);
-    if (!st.ok()) return st.WithContext("ingest into " + Describe(key));
-    bool reload = false;
+    return store_->AppendTurns(key, &records, &delta);
+  };
+  auto apply = [&](std::unique_ptr<UserMemory>& mem) -> Status {
     for (const TurnRecord& r : records) {
       if (r.duplicate) continue;
-      if (r.stored.seq != static_cast<int64_t>(slot->mem->size()) + 1) {
-        reload = true;  // another process wrote to this user
-        break;
+      // Another process wrote to this user, or the append failed: rebuild from the store,
+      // which has everything in its order.
+      if (r.stored.seq != static_cast<int64_t>(mem->size()) + 1 || !mem->Append(r.stored, r.vector.data()).ok()) {
+        mem.reset();
+        return Status::Ok();
       }
-      RETURN_IF_ERROR(slot->mem->Append(r.stored, r.vector.data()));
     }
-    if (reload) {
-      // Rebuild from the store, which has everything in its order.
-      slot->mem.reset();
-      RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
-    } else {
-      slot->mem->graph() = std::move(next);
+    mem->graph() = std::move(next);
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(WriteUser(key, /*create=*/true, commit, apply).WithContext("ingest into " + Describe(key)));
+  if (ingested) {
+    ingested->clear();
+    for (const TurnRecord& r : records) ingested->push_back({r.stored.seq, r.stored.turn.id, r.duplicate});
+  }
+  return Status::Ok();
+}
+
+Status MemoryImpl::WriteUser(const UserKey& key, bool create,
+                             const std::function<Status(const UserMemory&)>& commit,
+                             const std::function<Status(std::unique_ptr<UserMemory>&)>& apply) {
+  const std::string ck = CacheKey(key);
+  for (;;) {
+    SlotPtr slot = Acquire(ck);
+    std::unique_lock<std::mutex> write_lock(slot->write_mu);
+    {
+      std::unique_lock<std::shared_mutex> lock(slot->mu);
+      if (slot->evicted) continue;
+      // Load before appending so the in-memory order matches the store's seq order.
+      Status st = EnsureLoaded(key, slot.get(), create);
+      if (!st.ok()) {
+        lock.unlock();
+        write_lock.unlock();
+        DropIfUnloaded(ck, slot);
+        return UnknownUserMessage(st, key);
+      }
     }
-    const size_t bytes = slot->mem->MemoryBytes();  // under the lock: writers change it
-    lock.unlock();
+    // The commit (and its fsync) runs without `mu`: searches of this user go on.
+    RETURN_IF_ERROR(commit(*slot->mem));
+    size_t bytes = 0;
+    {
+      std::unique_lock<std::shared_mutex> lock(slot->mu);
+      RETURN_IF_ERROR(apply(slot->mem));
+      if (!slot->mem) RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
+      bytes = slot->mem->MemoryBytes();  // under the lock: writers change it
+    }
+    write_lock.unlock();
     Account(ck, slot.get(), bytes);
     EvictOverBudget(ck);
     return Status::Ok();
   }
 }
 
-Status MemoryImpl::WithUserLocked(const UserKey& key, bool create,
-                                  const std::function<Status(UserMemory&)>& fn) {
+Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const UserMemory&)>& fn) {
   const std::string ck = CacheKey(key);
+  bool counted = false;  // this call already counted its cache hit or miss
   for (;;) {
     SlotPtr slot = Acquire(ck);
+    {
+      std::shared_lock<std::shared_mutex> lock(slot->mu);
+      if (slot->evicted) continue;
+      if (slot->mem) {
+        if (!counted) cache_hits_.fetch_add(1, std::memory_order_relaxed);
+        return fn(*slot->mem);
+      }
+    }
     std::unique_lock<std::shared_mutex> lock(slot->mu);
     if (slot->evicted) continue;
-    Status st = EnsureLoaded(key, slot.get(), create);
+    Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
     if (!st.ok()) {
       lock.unlock();
       DropIfUnloaded(ck, slot);
       return UnknownUserMessage(st, key);
     }
-    st = fn(*slot->mem);
-    const size_t bytes = slot->mem ? slot->mem->MemoryBytes() : 0;
+    counted = true;
+    // Only loads and writes change what a user holds, so only they re-measure it (searches
+    // would pay O(vocabulary) for nothing).
+    const size_t bytes = slot->mem->MemoryBytes();
     lock.unlock();
     Account(ck, slot.get(), bytes);
     EvictOverBudget(ck);
-    return st;
   }
 }
 
@@ -338,8 +382,9 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
                                      std::chrono::system_clock::now().time_since_epoch()).count();
   a.confidence = 1.0f;
   a.explicit_fact = true;
-  return WithUserLocked(key, /*create=*/true, [&](UserMemory& mem) -> Status {
-    MemoryGraph next = mem.graph();
+  MemoryGraph next;
+  auto commit = [&](const UserMemory& mem) -> Status {
+    next = mem.graph();
     std::set<std::string> dirty;
     next.Apply(a, "", "", policy_, &dirty);
     GraphDelta delta;
@@ -347,15 +392,17 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
     std::vector<TurnRecord> none;
-    RETURN_IF_ERROR(store_->AppendTurns(key, &none, &delta).WithContext("add fact for " + Describe(key)));
-    mem.graph() = std::move(next);
+    return store_->AppendTurns(key, &none, &delta).WithContext("add fact for " + Describe(key));
+  };
+  return WriteUser(key, /*create=*/true, commit, [&](std::unique_ptr<UserMemory>& mem) {
+    mem->graph() = std::move(next);
     return Status::Ok();
   });
 }
 
 StatusOr<MemoryImpl::GraphSize> MemoryImpl::GraphStats(const UserKey& key) {
   GraphSize gs;
-  RETURN_IF_ERROR(WithUserLocked(key, /*create=*/false, [&](UserMemory& mem) -> Status {
+  RETURN_IF_ERROR(ReadUser(key, [&](const UserMemory& mem) -> Status {
     gs.bytes = mem.graph().MemoryBytes();
     for (const auto& e : mem.graph().edges()) {
       ++gs.edges;
@@ -370,7 +417,7 @@ StatusOr<MemoryImpl::GraphSize> MemoryImpl::GraphStats(const UserKey& key) {
 StatusOr<std::string> MemoryImpl::GraphJson(const UserKey& key) {
   RETURN_IF_ERROR(ValidateKey(key));
   std::string out;
-  RETURN_IF_ERROR(WithUserLocked(key, /*create=*/false, [&](UserMemory& mem) -> Status {
+  RETURN_IF_ERROR(ReadUser(key, [&](const UserMemory& mem) -> Status {
     out = mem.graph().ToJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     return Status::Ok();
   }));
@@ -384,35 +431,16 @@ StatusOr<SearchResult> MemoryImpl::Search(const UserKey& key, std::string_view q
   if (options.max_context_tokens < 0)
     return Status::InvalidArgument(
         fmt::format("max_context_tokens is {}, it must be >= 0", options.max_context_tokens));
-  const std::string ck = CacheKey(key);
-  for (;;) {
-    SlotPtr slot = Acquire(ck);
-    {
-      std::unique_lock<std::shared_mutex> lock(slot->mu);
-      if (slot->evicted) continue;
-      Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
-      if (!st.ok()) {
-        lock.unlock();
-        DropIfUnloaded(ck, slot);
-        return UnknownUserMessage(st, key);
-      }
-    }
-    StatusOr<SearchResult> result = Status::Internal("unreachable");
-    size_t bytes = 0;
-    {
-      std::shared_lock<std::shared_mutex> lock(slot->mu);
-      if (slot->evicted || !slot->mem) continue;
-      result = Retrieve(*slot->mem, *embedder_, query, options, retriever_, &graph_context_);
-      bytes = slot->mem->MemoryBytes();
-    }
-    Account(ck, slot.get(), bytes);
-    EvictOverBudget(ck);
-    if (result.ok()) {
-      ApplyContextBudget(options.max_context_tokens, &*result);
-      result->query_id = NextQueryId();
-    }
-    return result;
+  StatusOr<SearchResult> result = Status::Internal("unreachable");
+  RETURN_IF_ERROR(ReadUser(key, [&](const UserMemory& mem) {
+    result = Retrieve(mem, *embedder_, query, options, retriever_, &graph_context_);
+    return Status::Ok();
+  }));
+  if (result.ok()) {
+    ApplyContextBudget(options.max_context_tokens, &*result);
+    result->query_id = NextQueryId();
   }
+  return result;
 }
 
 // Feedback goes straight to the store, which checks the turn ids in the same transaction: the
@@ -422,12 +450,15 @@ Status MemoryImpl::AddFeedback(const UserKey& key, const Feedback& feedback) {
   RETURN_IF_ERROR(ValidateFeedback(feedback));
   Feedback f = feedback;
   if (f.time_ms == 0) f.time_ms = NowMs();
-  // Under the user's lock, so a concurrent load cannot replay this record and count it twice.
-  return WithUserLocked(key, /*create=*/false, [&](UserMemory& mem) -> Status {
+  // With the user loaded first, so a concurrent load cannot replay this record and count it twice.
+  auto commit = [&](const UserMemory&) -> Status {
     Status st = store_->AppendFeedback(key, f);
     if (st.code() == StatusCode::kNotFound) return Status::NotFound(fmt::format("no user {}", Describe(key)));
-    if (st.ok()) mem.RecordFeedback(f);
     return st;
+  };
+  return WriteUser(key, /*create=*/false, commit, [&](std::unique_ptr<UserMemory>& mem) {
+    mem->RecordFeedback(f);
+    return Status::Ok();
   });
 }
 
@@ -449,6 +480,7 @@ Status MemoryImpl::Forget(const UserKey& key) {
   const std::string ck = CacheKey(key);
   for (;;) {
     SlotPtr slot = Acquire(ck);
+    std::unique_lock<std::mutex> write_lock(slot->write_mu);
     std::unique_lock<std::shared_mutex> lock(slot->mu);
     if (slot->evicted) continue;
     Status st = store_->DeleteUser(key);

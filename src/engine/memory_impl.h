@@ -37,7 +37,8 @@ class MemoryImpl : public Memory {
   void set_known_relations(std::set<std::string> relations) { known_relations_ = std::move(relations); }
 
   Status Ingest(const UserKey& key, const Turn& turn) override;
-  Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns) override;
+  Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns,
+                     std::vector<IngestedTurn>* ingested = nullptr) override;
   StatusOr<SearchResult> Search(const UserKey& key, std::string_view query,
                                 const SearchOptions& options) override;
   Status AddFact(const UserKey& key, const Fact& fact) override;
@@ -63,8 +64,13 @@ class MemoryImpl : public Memory {
 
  private:
   // One user's cache slot. `mu` guards `mem` and `evicted`; a slot is evicted only when its
-  // lock is free, so an in-flight write is never lost from the cache.
+  // locks are free, so an in-flight write is never lost from the cache. Every writer holds
+  // `write_mu` for its whole write (store commit included) and takes `mu` exclusively only to
+  // load and to apply, so searches (shared `mu`) do not wait for a commit's fsync. Since only
+  // holders of `write_mu` change a loaded `mem`, they may read it without `mu`.
+  // Lock order: write_mu, mu, cache_mu_.
   struct Slot {
+    std::mutex write_mu;
     std::shared_mutex mu;
     std::unique_ptr<UserMemory> mem;  // null until loaded
     bool evicted = false;
@@ -80,8 +86,13 @@ class MemoryImpl : public Memory {
   void Account(const std::string& cache_key, Slot* slot, size_t bytes);
   // Empty slots of unknown users are not kept (a failed load leaves `slot->mem` null).
   void DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot);
-  // Runs `fn` with the user's slot locked exclusively and loaded (created when `create`).
-  Status WithUserLocked(const UserKey& key, bool create, const std::function<Status(UserMemory&)>& fn);
+  // A write to one user: `commit` runs with the user loaded (created when `create`) and
+  // write_mu held, and writes the store; on success `apply` runs with `mu` held exclusively and
+  // updates memory. `apply` may reset the pointer to have the user reloaded from the store.
+  Status WriteUser(const UserKey& key, bool create, const std::function<Status(const UserMemory&)>& commit,
+                   const std::function<Status(std::unique_ptr<UserMemory>&)>& apply);
+  // Runs `fn` with the user loaded and `mu` held shared. NotFound for an unknown user.
+  Status ReadUser(const UserKey& key, const std::function<Status(const UserMemory&)>& fn);
   void EvictOverBudget(const std::string& keep);
 
   Options options_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 #include "graph/alias.h"
 #include "text/text.h"
@@ -13,12 +14,32 @@ std::string TripleKey(const std::string& s, const std::string& r, const std::str
   return s + '|' + r + '|' + t;
 }
 
-template <typename T>
-void AppendUnique(std::vector<T>* v, const T& x) {
-  if (std::find(v->begin(), v->end(), x) == v->end()) v->push_back(x);
+// Provenance arrives in turn order (assertions are applied turn by turn, also on replay), so a
+// repeat can only be the last entry: checking it keeps appends O(1) on edges with thousands of
+// supporting turns.
+void AppendIfNotLast(IdList* v, const std::string& x) {
+  if (v->empty() || v->back() != x) v->push_back(x);
+}
+
+// Appends the entries of `from` not yet in `seen` (order of first appearance).
+template <typename From, typename To>
+void AppendUnseen(const From& from, std::unordered_set<std::string>* seen, To* to) {
+  for (const auto& x : from)
+    if (seen->insert(x).second) to->push_back(x);
 }
 
 }  // namespace
+
+void IdList::push_back(std::string id) {
+  if (!ids_) ids_ = std::make_shared<std::vector<std::string>>();
+  else if (ids_.use_count() > 1) ids_ = std::make_shared<std::vector<std::string>>(*ids_);
+  ids_->push_back(std::move(id));
+}
+
+const std::vector<std::string>& IdList::Empty() {
+  static const std::vector<std::string> empty;
+  return empty;
+}
 
 std::string MemoryGraph::PersonId(const std::string& name) { return "person:" + text::AsciiLower(name); }
 std::string MemoryGraph::EntityId(const std::string& tail) { return "entity:" + text::AsciiLower(tail); }
@@ -154,8 +175,8 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
         if (GraphEdge* o = Current(head, opp->second, tail)) EndEdge(o, t, dirty);
       if (cur) {
         cur->weight = 1.0f - (1.0f - cur->weight) * (1.0f - a.confidence);
-        if (!a.source_turn.empty()) AppendUnique(&cur->source_turns, a.source_turn);
-        AppendUnique(&cur->assertion_keys, akey);
+        if (!a.source_turn.empty()) AppendIfNotLast(&cur->source_turns, a.source_turn);
+        AppendIfNotLast(&cur->assertion_keys, akey);
         cur->recorded_at = std::max(cur->recorded_at, t);
         dirty->insert(cur->key);
       } else {
@@ -184,7 +205,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
           const std::string cid = ConceptId(c.inventory, c.concept_id);
           Node(cid, c.label.empty() ? c.concept_id : c.label, "concept:" + c.inventory);
           if (GraphEdge* inst = Current(tail, "INSTANCE_OF", cid)) {
-            if (!a.source_turn.empty()) AppendUnique(&inst->source_turns, a.source_turn);
+            if (!a.source_turn.empty()) AppendIfNotLast(&inst->source_turns, a.source_turn);
             inst->weight = std::max(inst->weight, c.score);
             dirty->insert(inst->key);
           } else {
@@ -229,6 +250,7 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
   double support = 0, recency = 0, compat = 0;
   std::set<std::string> sessions;
   std::vector<std::string> turns, akeys;
+  std::unordered_set<std::string> seen_turns, seen_akeys;
   const double half_life_ms = policy.recency_half_life_days * 86400000.0;
   for (const GraphEdge* e : Outgoing(head, relation)) {
     auto lit = lifted_.find(e->target);
@@ -243,8 +265,8 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
     recency += n * std::exp2(-std::max(age, 0.0) / half_life_ms);
     compat += cit->score * n;
     if (auto s = sessions_.find(e->key); s != sessions_.end()) sessions.insert(s->second.begin(), s->second.end());
-    for (const auto& tt : e->source_turns) AppendUnique(&turns, tt);
-    for (const auto& k : e->assertion_keys) AppendUnique(&akeys, k);
+    AppendUnseen(e->source_turns, &seen_turns, &turns);
+    AppendUnseen(e->assertion_keys, &seen_akeys, &akeys);
   }
   GraphEdge* existing = Current(head, crel, cid);
   if (support == 0) {
@@ -265,8 +287,10 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
   }
   if (existing) {
     existing->weight = score;
-    for (const auto& tt : turns) AppendUnique(&existing->source_turns, tt);
-    for (const auto& k : akeys) AppendUnique(&existing->assertion_keys, k);
+    std::unordered_set<std::string> have_turns(existing->source_turns.begin(), existing->source_turns.end());
+    std::unordered_set<std::string> have_akeys(existing->assertion_keys.begin(), existing->assertion_keys.end());
+    AppendUnseen(turns, &have_turns, &existing->source_turns);
+    AppendUnseen(akeys, &have_akeys, &existing->assertion_keys);
     existing->recorded_at = std::max(existing->recorded_at, now);
     dirty->insert(existing->key);
     return;
@@ -305,8 +329,9 @@ size_t MemoryGraph::MemoryBytes() const {
   for (const auto& e : edges_) {
     b += sizeof(GraphEdge) + e.key.capacity() + e.source.capacity() + e.relation.capacity() +
          e.target.capacity() + e.domain.capacity() + 64;
-    for (const auto& s : e.source_turns) b += s.capacity() + 32;
-    for (const auto& s : e.assertion_keys) b += s.capacity() + 32;
+    // Estimated per id (short ids live in the string itself): exact counting would cost
+    // O(provenance) on every write. Shared lists are counted once per graph that holds them.
+    b += (e.source_turns.size() + e.assertion_keys.size()) * (sizeof(std::string) + 16);
   }
   return b;
 }
@@ -320,7 +345,7 @@ nlohmann::json MemoryGraph::ToJson() const {
                      {"valid_to", e.valid_to == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.valid_to)},
                      {"recorded_at", e.recorded_at}, {"promoted", e.promoted},
                      {"explicit", e.explicit_fact}, {"domain", e.domain},
-                     {"source_turns", e.source_turns}, {"assertions", e.assertion_keys}});
+                     {"source_turns", e.source_turns.get()}, {"assertions", e.assertion_keys.get()}});
   }
   nlohmann::json stats{{"promoted", stats_.promoted}, {"refused_privacy", stats_.refused_privacy},
                        {"refused_quota", stats_.refused_quota},

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -26,6 +28,34 @@ struct GraphNode {
   std::string type;   // "person", an ontology entity type, or "concept:<inventory>"
 };
 
+// Ids behind an edge (turn ids or assertion keys), oldest first. Copies share the list until
+// one of them appends (copy on write): every write copies the graph, and an edge restated in
+// thousands of turns must not make every write copy thousands of strings.
+class IdList {
+ public:
+  IdList() = default;
+  IdList(std::initializer_list<std::string> ids) : IdList(std::vector<std::string>(ids)) {}
+  IdList(std::vector<std::string> ids)  // NOLINT: implicit, stores and tests assign vectors
+      : ids_(ids.empty() ? nullptr : std::make_shared<std::vector<std::string>>(std::move(ids))) {}
+
+  const std::vector<std::string>& get() const { return ids_ ? *ids_ : Empty(); }
+  operator const std::vector<std::string>&() const { return get(); }  // NOLINT
+  std::vector<std::string>::const_iterator begin() const { return get().begin(); }
+  std::vector<std::string>::const_iterator end() const { return get().end(); }
+  size_t size() const { return ids_ ? ids_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const std::string& back() const { return ids_->back(); }
+  const std::string& operator[](size_t i) const { return (*ids_)[i]; }
+  void push_back(std::string id);
+
+  friend bool operator==(const IdList& a, const IdList& b) { return a.get() == b.get(); }
+  friend bool operator==(const IdList& a, const std::vector<std::string>& b) { return a.get() == b; }
+
+ private:
+  static const std::vector<std::string>& Empty();
+  std::shared_ptr<std::vector<std::string>> ids_;  // null = empty
+};
+
 struct GraphEdge {
   std::string key;       // unique per user: source|relation|target|valid_from
   std::string source, relation, target;
@@ -35,8 +65,8 @@ struct GraphEdge {
   bool promoted = false;                 // a concept edge lifted by promotion
   bool explicit_fact = false;            // added through the API
   std::string domain;
-  std::vector<std::string> source_turns;   // external turn ids, oldest first
-  std::vector<std::string> assertion_keys; // "<turn id>#<index>" of supporting assertions
+  IdList source_turns;    // external turn ids, oldest first
+  IdList assertion_keys;  // "<turn id>#<index>" of supporting assertions
   bool current() const { return valid_to == 0; }
 };
 

@@ -14,7 +14,13 @@ int32_t Bm25Index::Add(const WeightedTerms& terms) {
     tf[t] += w;
     len += w;
   }
-  for (auto& [t, f] : tf) postings_[t].push_back({doc, f});
+  for (auto& [t, f] : tf) {
+    auto [it, added] = postings_.try_emplace(t);
+    if (added) postings_bytes_ += it->first.capacity() + 48;  // 48: node + bucket overhead
+    const size_t before = it->second.capacity();
+    it->second.push_back({doc, f});
+    postings_bytes_ += (it->second.capacity() - before) * sizeof(Posting);
+  }
   doc_len_.push_back(len);
   total_len_ += len;
   return doc;
@@ -59,10 +65,7 @@ std::vector<std::pair<int32_t, float>> Bm25Index::Search(const WeightedTerms& qu
 }
 
 size_t Bm25Index::MemoryBytes() const {
-  size_t bytes = doc_len_.capacity() * sizeof(float) + sizeof(*this);
-  for (const auto& [t, v] : postings_)
-    bytes += t.capacity() + 48 + v.capacity() * sizeof(Posting);  // 48: node + bucket overhead
-  return bytes;
+  return doc_len_.capacity() * sizeof(float) + sizeof(*this) + postings_bytes_;
 }
 
 }  // namespace ontomem

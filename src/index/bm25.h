@@ -45,6 +45,7 @@ class Bm25Index {
   Bm25Params params_;
   std::unordered_map<std::string, std::vector<Posting>> postings_;
   std::vector<float> doc_len_;
+  size_t postings_bytes_ = 0;  // kept by Add: MemoryBytes is O(1) (it runs on every write)
   double total_len_ = 0;
 };
 

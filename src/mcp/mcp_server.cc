@@ -92,13 +92,10 @@ StatusOr<json> Remember(const Context& ctx, const UserKey& key, const json& args
       t.time_ms = it->get<int64_t>();
     }
   }
-  RETURN_IF_ERROR(ctx.memory->Ingest(key, t));
-  if (!t.id.empty()) return json{{"user", key.user}, {"id", t.id}};
-  // The engine named the turn "T<seq>": read it back (O(turns), only for calls without an id).
-  ASSIGN_OR_RETURN(std::vector<StoredTurn> turns, ctx.memory->Turns(key));
-  json out{{"user", key.user}};
-  if (!turns.empty()) out["id"] = turns.back().turn.id;
-  return out;
+  std::vector<IngestedTurn> done;
+  RETURN_IF_ERROR(ctx.memory->IngestBatch(key, {t}, &done));
+  if (done.size() != 1) return Status::Internal("remember: the engine did not report the stored turn");
+  return json{{"user", key.user}, {"id", done[0].id}, {"seq", done[0].seq}, {"duplicate", done[0].duplicate}};
 }
 
 StatusOr<json> Recall(const Context& ctx, const UserKey& key, const json& args) {

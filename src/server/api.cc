@@ -78,11 +78,6 @@ Api::Api(Memory* memory, const ServerOptions& options, Metrics* metrics)
       quota_(options.quota_turns, options.quota_bytes),
       openapi_(OpenApiJson(options.limits)) {}
 
-std::mutex& Api::UserLock(const UserKey& key) {
-  const size_t h = std::hash<std::string>{}(key.tenant) * 31 + std::hash<std::string>{}(key.user);
-  return user_locks_[h % std::size(user_locks_)];
-}
-
 Reply Api::PostTurns(const Call& call) {
   auto turns = ParseTurnsRequest(call.body, options_.limits);
   if (!turns.ok()) return StatusReply(turns.status());
@@ -96,58 +91,19 @@ Reply Api::PostTurns(const Call& call) {
     r.headers.emplace_back("Retry-After", kQuotaRetryAfterSec);
     return r;
   }
-  size_t stored = 0, duplicates = 0;
+  std::vector<IngestedTurn> out;
+  st = memory_->IngestBatch(key, *turns, &out);
+  size_t stored = 0;
   int64_t stored_bytes = 0;
-  std::vector<StoredTurn> out(turns->size());
-  {
-    std::lock_guard<std::mutex> lock(UserLock(key));
-    // The seqs of ids the user already has: those turns are duplicates (safe retries).
-    std::unordered_set<std::string> ids;
-    for (const Turn& t : *turns)
-      if (!t.id.empty()) ids.insert(t.id);
-    std::unordered_map<std::string, int64_t> existing;
-    size_t before = 0;
-    auto old = memory_->Turns(key);
-    if (old.ok()) {
-      before = old->size();
-      for (const StoredTurn& t : *old)
-        if (ids.count(t.turn.id)) existing.emplace(t.turn.id, t.seq);
-    } else if (old.status().code() != StatusCode::kNotFound) {
-      st = old.status();
-    }
-    if (st.ok()) st = memory_->IngestBatch(key, *turns);
-    if (st.ok()) {
-      // New turns were appended in batch order after the `before` old ones.
-      auto now = memory_->Turns(key);
-      if (!now.ok()) st = now.status();
-      size_t next = before;
-      std::unordered_map<std::string, int64_t> added;
-      for (size_t i = 0; st.ok() && i < turns->size(); ++i) {
-        const Turn& t = (*turns)[i];
-        out[i].turn.id = t.id;
-        if (auto e = existing.find(t.id); !t.id.empty() && e != existing.end()) {
-          out[i].seq = e->second;
-          ++duplicates;
-        } else if (auto a = added.find(t.id); !t.id.empty() && a != added.end()) {
-          out[i].seq = a->second;
-          ++duplicates;
-        } else if (next < now->size()) {
-          const StoredTurn& s = (*now)[next++];
-          out[i].seq = s.seq;
-          out[i].turn.id = s.turn.id;
-          if (!t.id.empty()) added.emplace(t.id, s.seq);
-          ++stored;
-          stored_bytes += static_cast<int64_t>(t.text.size());
-        } else {
-          st = Status::Internal("ingest: the stored turns do not match the batch");
-        }
-      }
-    }
+  for (size_t i = 0; st.ok() && i < out.size(); ++i) {
+    if (out[i].duplicate) continue;
+    ++stored;
+    stored_bytes += static_cast<int64_t>((*turns)[i].text.size());
   }
   quota_.Release(key.tenant, n, bytes, static_cast<int64_t>(stored), stored_bytes);
   if (!st.ok()) return UserError(st, call);
   metrics_->AddIngested(static_cast<int64_t>(stored));
-  return Json(IngestResultJson(stored, duplicates, out));
+  return Json(IngestResultJson(out));
 }
 
 Reply Api::PostSearch(const Call& call) {

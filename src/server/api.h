@@ -75,16 +75,11 @@ class Api {
   RateLimiter& rate_limiter() { return rate_; }
 
  private:
-  // Serialises ingests of one user so the stored/duplicate split and the seqs of a batch can
-  // be read back unambiguously (striped: users share a lock when their hashes collide).
-  std::mutex& UserLock(const UserKey& key);
-
   Memory* memory_;
   ServerOptions options_;
   Metrics* metrics_;
   RateLimiter rate_;
   QuotaTracker quota_;
-  std::mutex user_locks_[64];
   std::string openapi_;
 };
 

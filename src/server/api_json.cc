@@ -465,10 +465,14 @@ std::string TurnsPageJson(const std::vector<StoredTurn>& turns, size_t offset, s
   return Dump(j);
 }
 
-std::string IngestResultJson(size_t stored, size_t duplicates, const std::vector<StoredTurn>& turns) {
+std::string IngestResultJson(const std::vector<IngestedTurn>& turns) {
   json list = json::array();
-  for (const StoredTurn& t : turns) list.push_back({{"id", t.turn.id}, {"seq", t.seq}});
-  return Dump(json{{"stored", stored}, {"duplicates", duplicates}, {"turns", std::move(list)}});
+  size_t duplicates = 0;
+  for (const IngestedTurn& t : turns) {
+    list.push_back({{"id", t.id}, {"seq", t.seq}});
+    duplicates += t.duplicate ? 1 : 0;
+  }
+  return Dump(json{{"stored", turns.size() - duplicates}, {"duplicates", duplicates}, {"turns", std::move(list)}});
 }
 
 std::string UsersJson(const std::vector<std::string>& users) { return Dump(json{{"users", users}}); }

@@ -49,7 +49,7 @@ std::string SearchResultJson(const SearchResult& result);
 // A page of turns: {"turns":[...],"total":n,"next_offset":int|null}.
 std::string TurnsPageJson(const std::vector<StoredTurn>& turns, size_t offset, size_t limit);
 // {"stored":n,"duplicates":m,"turns":[{"id","seq"}]}.
-std::string IngestResultJson(size_t stored, size_t duplicates, const std::vector<StoredTurn>& turns);
+std::string IngestResultJson(const std::vector<IngestedTurn>& turns);
 std::string UsersJson(const std::vector<std::string>& users);
 // {"error":{"code":code,"message":message}}.
 std::string ErrorJson(std::string_view code, std::string_view message);

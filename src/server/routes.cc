@@ -204,7 +204,8 @@ std::string HttpApiMarkdown(const Limits& limits) {
       "| search `k` | 1..{} |\n| query and each context item | {} |\n| context items | {} |\n"
       "| requests per tenant | 1000/s, bursts of 2000 (`--rate-per-sec`, `--burst`) |\n"
       "| storage per tenant | unlimited (`--quota-turns`, `--quota-bytes`) |\n"
-      "| read / write timeout | 10 s each (`--read-timeout`, `--write-timeout`) |\n\n",
+      "| read / write timeout | 10 s each (`--read-timeout`, `--write-timeout`) |\n"
+      "| loaded users in memory | 512 MiB, least recently used evicted past it (`--memory-budget-mb`) |\n\n",
       BodySize(limits.max_body_bytes), BodySize(limits.max_turn_bytes), limits.max_batch_turns, limits.max_k,
       BodySize(limits.max_query_bytes), limits.max_context_items);
   md += "Times are Unix milliseconds; requests may also give an RFC 3339 string. A stored time of 0\n"
@@ -212,7 +213,8 @@ std::string HttpApiMarkdown(const Limits& limits) {
   md += "## Operations\n\n"
         "- A 200 on a write means it is committed (with `--durability full`, the default, it survives\n"
         "  power loss). A batch is one transaction; re-sending a batch after a timeout is safe when its\n"
-        "  turns carry ids (`duplicates` counts the ones already stored).\n"
+        "  turns carry ids (`duplicates` counts the ones already stored). Searches of a user do not wait\n"
+        "  for a write of that user to commit; they see it once its 200 has been sent.\n"
         "- SIGTERM or SIGINT: the server stops accepting, answers every request it is handling, then\n"
         "  closes the store and exits 0. Connections accepted but not yet read are closed unanswered\n"
         "  (nothing they sent was acknowledged); idle keep-alive connections may delay the exit by up to\n"
@@ -220,7 +222,8 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "- `/metrics`: `ontomem_http_requests_total{route,method,code}`,\n"
         "  `ontomem_http_request_duration_seconds` (histogram per route), `ontomem_ingested_turns_total`,\n"
         "  `ontomem_searches_total`, `ontomem_inflight_requests`, `ontomem_queued_connections`,\n"
-        "  `ontomem_loaded_users`, `ontomem_memory_bytes`.\n\n";
+        "  `ontomem_loaded_users`, `ontomem_memory_bytes`, `ontomem_user_cache_total{result}` (hits and\n"
+        "  misses of the loaded-user cache), `ontomem_user_cache_evictions_total`.\n\n";
   for (const Route& r : RouteTable()) {
     md += fmt::format("## {} {}\n\n{}", r.method, r.path, r.summary);
     md += r.auth ? " Needs a key.\n\n" : " No key needed.\n\n";
