@@ -51,6 +51,29 @@ const GraphEdge* Edge(const MemoryGraph& g, const std::string& s, const std::str
   return nullptr;
 }
 
+TEST(MemoryGraph, ProvenanceIsSharedByCopiesAndBounded) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  g.Apply(A("LIKES", "saw", kDay, "D1:1"), "s1", "I love Saw", p, &dirty);
+  // A copy (what every write works on) appends without touching the original.
+  MemoryGraph copy = g;
+  copy.Apply(A("LIKES", "saw", 2 * kDay, "D2:1"), "s2", "Saw again", p, &dirty);
+  EXPECT_EQ(Edge(g, "person:ana", "LIKES", "entity:saw")->source_turns, std::vector<std::string>{"D1:1"});
+  EXPECT_EQ(Edge(copy, "person:ana", "LIKES", "entity:saw")->source_turns,
+            (std::vector<std::string>{"D1:1", "D2:1"}));
+  // Restated more often than the bound: the latest kMaxIds turns are kept, oldest first.
+  const int n = static_cast<int>(IdList::kMaxIds) + 44;
+  for (int i = 2; i <= n; ++i)
+    g.Apply(A("LIKES", "saw", i * kDay, "D" + std::to_string(i) + ":1"), "s" + std::to_string(i), "Saw!", p, &dirty);
+  const GraphEdge* e = Edge(g, "person:ana", "LIKES", "entity:saw");
+  ASSERT_EQ(e->source_turns.size(), IdList::kMaxIds);
+  EXPECT_EQ(e->source_turns[0], "D" + std::to_string(n - static_cast<int>(IdList::kMaxIds) + 1) + ":1");
+  EXPECT_EQ(e->source_turns.back(), "D" + std::to_string(n) + ":1");
+  EXPECT_EQ(e->assertion_keys.size(), IdList::kMaxIds);
+  EXPECT_EQ(e->valid_from, kDay);  // when it began survives the bound
+}
+
 TEST(MemoryGraph, AssertionEdgesCarryProvenanceAndAccumulateSupport) {
   MemoryGraph g;
   auto p = Policy();

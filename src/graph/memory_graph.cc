@@ -33,6 +33,7 @@ void AppendUnseen(const From& from, std::unordered_set<std::string>* seen, To* t
 void IdList::push_back(std::string id) {
   if (!ids_) ids_ = std::make_shared<std::vector<std::string>>();
   else if (ids_.use_count() > 1) ids_ = std::make_shared<std::vector<std::string>>(*ids_);
+  if (ids_->size() >= kMaxIds) ids_->erase(ids_->begin());
   ids_->push_back(std::move(id));
 }
 

@@ -28,11 +28,14 @@ struct GraphNode {
   std::string type;   // "person", an ontology entity type, or "concept:<inventory>"
 };
 
-// Ids behind an edge (turn ids or assertion keys), oldest first. Copies share the list until
-// one of them appends (copy on write): every write copies the graph, and an edge restated in
-// thousands of turns must not make every write copy thousands of strings.
+// Ids behind an edge (turn ids or assertion keys), oldest first, at most kMaxIds: past that the
+// oldest are dropped (the edge's valid_from keeps when it began, and every assertion row in the
+// store names its turn). Copies share the list until one of them appends (copy on write): every
+// write copies the graph, and an edge restated in thousands of turns must not make each write
+// cost thousands of string copies.
 class IdList {
  public:
+  static constexpr size_t kMaxIds = 256;
   IdList() = default;
   IdList(std::initializer_list<std::string> ids) : IdList(std::vector<std::string>(ids)) {}
   IdList(std::vector<std::string> ids)  // NOLINT: implicit, stores and tests assign vectors
@@ -65,8 +68,8 @@ struct GraphEdge {
   bool promoted = false;                 // a concept edge lifted by promotion
   bool explicit_fact = false;            // added through the API
   std::string domain;
-  IdList source_turns;    // external turn ids, oldest first
-  IdList assertion_keys;  // "<turn id>#<index>" of supporting assertions
+  IdList source_turns;    // external turn ids, oldest first (the latest IdList::kMaxIds)
+  IdList assertion_keys;  // "<turn id>#<index>" of supporting assertions (the latest kMaxIds)
   bool current() const { return valid_to == 0; }
 };
 
