@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "extract/extractor.h"
+#include "extract_fixtures.h"
 #include "extract/models.h"
 #include "extract/verifier.h"
 #include "test_util.h"
@@ -147,26 +148,8 @@ TEST(ExtractModels, WrongKindAndMissingFile) {
 }
 
 // ------------------------------------------------------------------ rule verifier
-Assertion Cand(const std::string& text, const std::string& tail, const std::string& rel, Modality m,
-               bool head_is_speaker = true) {
-  Assertion a;
-  a.relation = rel;
-  a.modality = m;
-  a.head_is_speaker = head_is_speaker;
-  a.head = head_is_speaker ? "Ana" : "brother";
-  const size_t b = text.find(tail);
-  a.tail_begin = static_cast<int32_t>(b);
-  a.tail_end = static_cast<int32_t>(b + tail.size());
-  a.tail = tail;
-  return a;
-}
-
-Turn MakeTurn(const std::string& text) {
-  Turn t;
-  t.speaker = "Ana";
-  t.text = text;
-  return t;
-}
+using fixtures::Cand;
+using fixtures::MakeTurn;
 
 TEST(ExtractRuleVerifier, PolarityNegationAndHeads) {
   RuleVerifier v;

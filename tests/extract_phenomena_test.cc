@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "extract/extractor.h"
+#include "extract_fixtures.h"
 #include "extract/features.h"
 #include "extract/resources.h"
 #include "extract/tokens.h"
@@ -79,24 +80,8 @@ TEST(ExtractStance, OpenNegationComparisonsAndClauses) {
   EXPECT_EQ(StanceFor("I miss my old Civic.", "old Civic").negative, 0);
 }
 
-Assertion Cand(const std::string& text, const std::string& tail, const std::string& rel, Modality m) {
-  Assertion a;
-  a.relation = rel;
-  a.modality = m;
-  a.head = "Ana";
-  const size_t b = text.find(tail);
-  a.tail_begin = static_cast<int32_t>(b);
-  a.tail_end = static_cast<int32_t>(b + tail.size());
-  a.tail = tail;
-  return a;
-}
-
-Turn MakeTurn(const std::string& text) {
-  Turn t;
-  t.speaker = "Ana";
-  t.text = text;
-  return t;
-}
+using fixtures::Cand;
+using fixtures::MakeTurn;
 
 TEST(ExtractRuleVerifier, NegationScope) {
   RuleVerifier v;
