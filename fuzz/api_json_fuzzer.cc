@@ -56,7 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(t.text.size() <= limits.max_turn_bytes, "turn text within limits");
       stored.push_back({static_cast<int64_t>(stored.size()) + 1, t});
     }
-    CheckJson(server::IngestResultJson(stored.size(), 0, stored), "IngestResultJson is JSON");
+    std::vector<ontomem::IngestedTurn> ingested;
+    for (const auto& s : stored) ingested.push_back({s.seq, s.turn.id, s.seq % 2 == 0});
+    CheckJson(server::IngestResultJson(ingested), "IngestResultJson is JSON");
     CheckJson(server::TurnsPageJson(stored, 1, 2), "TurnsPageJson is JSON");
     ontomem::SearchResult r;
     for (const auto& s : stored) r.hits.push_back({.turn = s, .score = 1.0});
