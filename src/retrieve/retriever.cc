@@ -195,26 +195,33 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
 
 // Uncertainty expansion, one more hop from the nodes behind the graph view's top 10: other
 // current edges touching those nodes (an alias, another mention) and the turns that name the
-// node's label. New turns get hop_decay times the (floored) score of the node they came through.
+// node's label. New turns get hop_decay times the score of the node they came through, scaled
+// under the lowest first-hop score.
 bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::vector<std::string>& targets,
               std::vector<float>* s_graph, std::vector<std::string>* paths) {
   // Second-hop turns rank below every first-hop turn: the hop widens the candidate set
   // without overruling the edges that matched the query.
-  float floor = 1.0f, best = 0.0f;
+  float lowest = 1.0f, best = 0.0f;
   for (float v : *s_graph)
-    if (v > 0) floor = std::min(floor, v), best = std::max(best, v);
+    if (v > 0) lowest = std::min(lowest, v), best = std::max(best, v);
   std::unordered_map<std::string, float> seed;
   for (int32_t i : TopK(*s_graph, 10, /*require_positive=*/true))
     if (!targets[i].empty())
-      seed[targets[i]] = std::max(seed[targets[i]], floor * (*s_graph)[i] / std::max(best, 1e-6f));
+      seed[targets[i]] = std::max(seed[targets[i]], lowest * (*s_graph)[i] / std::max(best, 1e-6f));
   if (seed.empty()) return false;
   const size_t n = user.size();
   std::vector<float> add(n, 0.0f);
-  std::vector<std::string> via(n);
-  auto offer = [&](int64_t ord, float s, const std::string& path) {
+  // What brought each offered turn: an edge, or a node label it mentions. The path text is
+  // built only for the few turns kept.
+  struct Via {
+    const GraphEdge* edge = nullptr;
+    const std::string* label = nullptr;
+  };
+  std::vector<Via> via(n);
+  auto offer = [&](int64_t ord, float s, Via v) {
     if (ord < 0 || s <= (*s_graph)[ord] || s <= add[ord]) return;
     add[ord] = s;
-    via[ord] = path;
+    via[ord] = v;
   };
   for (const GraphEdge& e : user.graph().edges()) {
     if (!e.current()) continue;
@@ -222,8 +229,7 @@ bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::
       auto it = seed.find(*node);
       if (it == seed.end()) continue;
       for (const std::string& tid : e.source_turns)
-        offer(user.OrdinalOf(tid), config.hop_decay * it->second,
-              "hop: " + e.source + " -" + e.relation + "-> " + e.target);
+        offer(user.OrdinalOf(tid), config.hop_decay * it->second, Via{&e, nullptr});
     }
   }
   const auto& nodes = user.graph().nodes();
@@ -236,21 +242,18 @@ bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::
     if (q.empty()) continue;
     user.bm25().ScoreAll(q, &lexical);
     for (int32_t i : TopK(lexical, 3, /*require_positive=*/true))
-      offer(i, config.hop_decay * score, "hop: mentions " + nit->second.label);
+      offer(i, config.hop_decay * score, Via{nullptr, &nit->second.label});
   }
   // Only the best few new turns: under rank calibration every graph candidate counts, so a
   // wide hop would crowd the fused view's best turns out of the top k.
-  const auto keep = TopK(add, config.hop_max_new, /*require_positive=*/true);
-  std::vector<float> kept(n, 0.0f);
-  for (int32_t i : keep) kept[i] = add[i];
-  add.swap(kept);
   bool changed = false;
-  for (size_t i = 0; i < n; ++i)
-    if (add[i] > 0) {
-      (*s_graph)[i] = add[i];
-      (*paths)[i] = std::move(via[i]);
-      changed = true;
-    }
+  for (int32_t i : TopK(add, config.hop_max_new, /*require_positive=*/true)) {
+    (*s_graph)[i] = add[i];
+    const Via& v = via[i];
+    (*paths)[i] = v.edge ? "hop: " + v.edge->source + " -" + v.edge->relation + "-> " + v.edge->target
+                         : "hop: mentions " + *v.label;
+    changed = true;
+  }
   return changed;
 }
 
