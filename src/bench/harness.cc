@@ -223,7 +223,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
 
     std::vector<MethodAcc> acc(setups.size());
     size_t questions = 0, skipped_evidence = 0, turns_total = 0;
-    double graph_bytes = 0, graph_edges = 0, graph_promoted = 0;
+    double graph_bytes = 0, graph_edges = 0;
     size_t promoted_judged = 0, promoted_on_gold = 0, promoted_touching_gold = 0, gold_turns = 0, gold_covered = 0;
     double ingest_us_total = 0;
     for (size_t si = 0; si < ds.samples.size(); ++si) {
@@ -249,10 +249,6 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
       }
       turns_total += s.turns.size();
       if (needs_graph) {
-        ASSIGN_OR_RETURN(auto gs, mem.GraphStats(key));
-        graph_bytes += static_cast<double>(gs.bytes);
-        graph_edges += static_cast<double>(gs.current_edges);
-        graph_promoted += static_cast<double>(gs.promoted);
         // How the graph covers the gold: the share of gold turns that are the source of a
         // current edge, and the share of promoted edges standing only on gold turns (in
         // IPR-synth every gold turn is a stated preference of the user, so a promotion
@@ -261,23 +257,24 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
         for (const QaItem& q : s.qa)
           for (const auto& e : q.evidence)
             if (ids.count(e)) gold_all.insert(e);
-        ASSIGN_OR_RETURN(std::string gj, mem.GraphJson(key));
-        const json graph = json::parse(gj);
         std::set<std::string> covered;
-        for (const auto& e : graph["edges"]) {
-          if (!e["valid_to"].is_null()) continue;
-          bool all_gold = !e["source_turns"].empty(), any_gold = false;
-          for (const auto& t : e["source_turns"]) {
-            const std::string id = t.get<std::string>();
-            if (gold_all.count(id)) covered.insert(id), any_gold = true;
-            else all_gold = false;
+        RETURN_IF_ERROR(mem.ReadGraph(key, [&](const MemoryGraph& g) {
+          graph_bytes += static_cast<double>(g.MemoryBytes());
+          for (const GraphEdge& e : g.edges()) {
+            if (!e.current()) continue;
+            graph_edges += 1;
+            bool all_gold = !e.source_turns.empty(), any_gold = false;
+            for (const std::string& id : e.source_turns) {
+              if (gold_all.count(id)) covered.insert(id), any_gold = true;
+              else all_gold = false;
+            }
+            if (e.promoted) {
+              ++promoted_judged;
+              promoted_on_gold += all_gold ? 1 : 0;
+              promoted_touching_gold += any_gold ? 1 : 0;
+            }
           }
-          if (e["promoted"].get<bool>()) {
-            ++promoted_judged;
-            promoted_on_gold += all_gold ? 1 : 0;
-            promoted_touching_gold += any_gold ? 1 : 0;
-          }
-        }
+        }));
         gold_turns += gold_all.size();
         gold_covered += covered.size();
       }
@@ -351,13 +348,13 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
       const double on_gold =
           promoted_judged ? static_cast<double>(promoted_on_gold) / static_cast<double>(promoted_judged) : 0;
       dj["graph"] = {{"bytes_per_user", graph_bytes / users}, {"current_edges_per_user", graph_edges / users},
-                     {"promoted_edges_per_user", graph_promoted / users},
+                     {"promoted_edges_per_user", static_cast<double>(promoted_judged) / users},
                      {"gold_turn_coverage", coverage}, {"promoted_on_gold_share", on_gold},
                      {"promoted_edges", promoted_judged}, {"promoted_touching_gold", promoted_touching_gold}};
       graph_line = fmt::format(
           "graph per user: {:.0f} bytes, {:.1f} current edges, {:.2f} promoted; gold turns with an edge "
           "{:.3f}; promoted edges resting only on gold turns {}/{} (touching gold {})\n",
-          graph_bytes / users, graph_edges / users, graph_promoted / users, coverage, promoted_on_gold,
+          graph_bytes / users, graph_edges / users, static_cast<double>(promoted_judged) / users, coverage, promoted_on_gold,
           promoted_judged, promoted_touching_gold);
     }
     const double ingest_per_turn = turns_total ? ingest_us_total / static_cast<double>(turns_total) : 0;

@@ -400,18 +400,11 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   });
 }
 
-StatusOr<MemoryImpl::GraphSize> MemoryImpl::GraphStats(const UserKey& key) {
-  GraphSize gs;
-  RETURN_IF_ERROR(ReadUser(key, [&](const UserMemory& mem) -> Status {
-    gs.bytes = mem.graph().MemoryBytes();
-    for (const auto& e : mem.graph().edges()) {
-      ++gs.edges;
-      gs.current_edges += e.current() ? 1 : 0;
-      gs.promoted += e.promoted && e.current() ? 1 : 0;
-    }
+Status MemoryImpl::ReadGraph(const UserKey& key, const std::function<void(const MemoryGraph&)>& fn) {
+  return ReadUser(key, [&](const UserMemory& mem) {
+    fn(mem.graph());
     return Status::Ok();
-  }));
-  return gs;
+  });
 }
 
 StatusOr<std::string> MemoryImpl::GraphJson(const UserKey& key) {

@@ -56,11 +56,8 @@ class MemoryImpl : public Memory {
 
   // Tuning hooks for the benchmark harness (not part of the public API).
   void set_retriever_config(const RetrieverConfig& c) { retriever_ = c; }
-  // Bytes and edge/promotion counts of the user's loaded graph (benchmark reporting).
-  struct GraphSize {
-    size_t bytes = 0, edges = 0, current_edges = 0, promoted = 0;
-  };
-  StatusOr<GraphSize> GraphStats(const UserKey& key);
+  // Runs `fn` on the user's loaded graph under the read lock (benchmark reporting).
+  Status ReadGraph(const UserKey& key, const std::function<void(const MemoryGraph&)>& fn);
 
  private:
   // One user's cache slot. `mu` guards `mem` and `evicted`; a slot is evicted only when its
