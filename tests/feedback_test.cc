@@ -29,11 +29,7 @@ const UserKey kAna{"acme", "ana"};
 const UserKey kBen{"acme", "ben"};
 
 Turn T(std::string id, std::string speaker, std::string text) {
-  Turn t;
-  t.id = std::move(id);
-  t.speaker = std::move(speaker);
-  t.text = std::move(text);
-  return t;
+  return testing::MakeTurn(std::move(id), std::move(speaker), std::move(text));
 }
 
 Feedback Fb(std::string query_id, std::vector<std::string> used, std::vector<std::string> wrong = {},

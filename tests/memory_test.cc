@@ -25,11 +25,7 @@ std::unique_ptr<MemoryImpl> NewMemory(size_t budget = size_t{64} << 20,
 }
 
 Turn T(std::string id, std::string speaker, std::string text) {
-  Turn t;
-  t.id = std::move(id);
-  t.speaker = std::move(speaker);
-  t.text = std::move(text);
-  return t;
+  return testing::MakeTurn(std::move(id), std::move(speaker), std::move(text));
 }
 
 const UserKey kAna{"acme", "ana"};

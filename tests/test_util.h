@@ -3,6 +3,9 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+
+#include "ontomem/types.h"
 
 namespace ontomem::testing {
 
@@ -12,5 +15,14 @@ std::string MakeTempDir(const std::string& prefix);
 
 // FNV-1a 64-bit hash: the frozen-output checksums of generator tests.
 uint64_t Fnv1a64(const std::string& s);
+
+// A turn with an id, a speaker and text (no time, no session).
+inline Turn MakeTurn(std::string id, std::string speaker, std::string text) {
+  Turn t;
+  t.id = std::move(id);
+  t.speaker = std::move(speaker);
+  t.text = std::move(text);
+  return t;
+}
 
 }  // namespace ontomem::testing
