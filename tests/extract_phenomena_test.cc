@@ -1,8 +1,10 @@
-// Polarity, negation scope, modality, reported speech and group first person, checked on
+// Polarity, negation scope, modality (hypotheticals, updates), reported speech (also with a
+// named holder) and group first person, checked on
 // sentences from domains the phenomenon drills do not use (gardening, cars, music): the stance
 // analysis and the rule verifier directly, then the shipped extractor models end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,22 @@ TEST(ExtractRuleVerifier, NegationScope) {
   EXPECT_TRUE(v.Verify(Cand(t5.text, "lawnmower", "OWNS", Modality::kNegated), t5).valid);
 }
 
+TEST(ExtractRuleVerifier, ConditionalsAreNotAsserted) {
+  RuleVerifier v;
+  // The antecedent and a consequent with a modal.
+  const Turn t1 = MakeTurn("If I ever buy a convertible, I'll drive it to the coast.");
+  EXPECT_FALSE(v.Verify(Cand(t1.text, "convertible", "OWNS", Modality::kAsserted), t1).valid);
+  EXPECT_TRUE(v.Verify(Cand(t1.text, "convertible", "OWNS", Modality::kHypothetical), t1).valid);
+  EXPECT_FALSE(v.Verify(Cand(t1.text, "coast", "WANTS", Modality::kAsserted), t1).valid);
+  const Turn t2 = MakeTurn("I'd plant tulips if I had a garden.");
+  EXPECT_FALSE(v.Verify(Cand(t2.text, "tulips", "HAS_HABIT", Modality::kAsserted), t2).valid);
+  // A main clause without a modal, or another sentence, still states a current fact.
+  const Turn t3 = MakeTurn("I love tulips, if you must know.");
+  EXPECT_TRUE(v.Verify(Cand(t3.text, "tulips", "LIKES", Modality::kAsserted), t3).valid);
+  const Turn t4 = MakeTurn("If it rains, we stay in. I play the cello.");
+  EXPECT_TRUE(v.Verify(Cand(t4.text, "cello", "HAS_HABIT", Modality::kAsserted), t4).valid);
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:
@@ -145,10 +163,12 @@ class ShippedExtractor : public ::testing::Test {
       const bool opposite = (c.relation == "LIKES" && a.relation == "DISLIKES") ||
                             (c.relation == "DISLIKES" && a.relation == "LIKES");
       EXPECT_FALSE(opposite && a.modality == c.modality) << c.text << " -> opposite polarity:" << seen;
-      if (c.modality != Modality::kAsserted && a.head_is_speaker == c.head.empty())
+      if (c.modality != Modality::kAsserted && a.head_is_speaker == c.head.empty()) {
         EXPECT_NE(a.modality, Modality::kAsserted) << c.text << " -> read as a current fact:" << seen;
-      if (!c.head.empty() && a.head_is_speaker)
+      }
+      if (!c.head.empty() && a.head_is_speaker) {
         EXPECT_NE(a.relation, c.relation) << c.text << " -> given to the speaker:" << seen;
+      }
     }
     EXPECT_TRUE(found) << c.text << " -> expected " << c.relation << "/" << ModalityName(c.modality)
                        << ", got:" << (seen.empty() ? " nothing" : seen) << "; under the threshold:" << below;
@@ -182,18 +202,83 @@ TEST_F(ShippedExtractor, Hypotheticals) {
   Check({"I might get a greenhouse someday.", "greenhouse", "OWNS", Modality::kHypothetical, ""});
 }
 
-// Known misses of the shipped models (run with --gtest_also_run_disabled_tests): no span for
-// "convertible" (an adjective in WordNet's first sense) in this frame, and "might try the
-// ukulele" comes out OWNS/hypothetical (right modality, wrong relation).
+// Known miss (run with --gtest_also_run_disabled_tests): "convertible" is an adjective in
+// WordNet's first sense and the tagger leaves it out; the determiner-phrase proposal brings it
+// back as a candidate, OWNS/hypothetical, but the scorer keeps it under the threshold (0.31-0.76
+// across retrains with different drills: not stable enough to assert).
 TEST_F(ShippedExtractor, DISABLED_HypotheticalKnownMisses) {
   Check({"If I ever buy a convertible, I'll drive it to the coast.", "convertible", "OWNS", Modality::kHypothetical, ""});
+}
+
+// "might try" is a liking to test, not a purchase; conditionals give hypotheticals.
+TEST_F(ShippedExtractor, HypotheticalConditionalsAndTrials) {
   Check({"I might try the ukulele one day.", "ukulele", "LIKES", Modality::kHypothetical, ""});
+  Check({"If I could afford it, I'd buy a sailboat.", "sailboat", "OWNS", Modality::kHypothetical, ""});
+  Check({"If I ever adopt a parrot, I'll teach it to sing.", "parrot", "HAS_PET", Modality::kHypothetical, ""});
+}
+
+// Nothing in a conditional sentence's antecedent or modal consequent is a current fact.
+TEST_F(ShippedExtractor, ConditionalStatesNothingCurrent) {
+  for (const std::string text : {"If I ever buy a convertible, I'll drive it to the coast.",
+                                 "If I had a bigger yard, I'd plant tomatoes.",
+                                 "I'd grow my own herbs if I had a balcony."}) {
+    Turn t;
+    t.id = "T1";
+    t.speaker = "Ana";
+    t.text = text;
+    for (const auto& a : extractor_->Extract(t, 1)) {
+      if (a.confidence < extractor_->threshold()) continue;
+      EXPECT_NE(a.modality, Modality::kAsserted) << text << " -> " << a.relation << " '" << a.tail
+                                                 << "' read as a current fact";
+    }
+  }
 }
 
 TEST_F(ShippedExtractor, ReportedSpeech) {
   Check({"My brother can't get enough of heavy metal.", "heavy metal", "LIKES", Modality::kReported, "brother"});
   Check({"My sister loves vintage Porsches.", "vintage Porsches", "LIKES", Modality::kReported, "sister"});
   Check({"My dad has never liked hydrangeas.", "hydrangeas", "DISLIKES", Modality::kReported, "dad"});
+}
+
+// A named holder is the head, whatever the name; the speaker gets nothing from it.
+TEST_F(ShippedExtractor, ReportedSpeechWithAName) {
+  Check({"Sarah loves bluegrass.", "bluegrass", "LIKES", Modality::kReported, "Sarah"});
+  Check({"My friend Tom can't stand synth pop.", "synth pop", "DISLIKES", Modality::kReported, "Tom"});
+  Check({"Priya has never liked minivans.", "minivans", "DISLIKES", Modality::kReported, "Priya"});
+  Check({"My coworker Jenny hates leaf blowers.", "leaf blowers", "DISLIKES", Modality::kReported, "Jenny"});
+}
+
+// Update turns: the old value past, the new one current, whatever the relation.
+TEST_F(ShippedExtractor, UpdatesMakeTheOldValuePast) {
+  struct Update {
+    std::string text, old_value, new_value;
+  };
+  for (const Update& u : std::vector<Update>{
+           {"I used to love punk rock, but these days I'm into bluegrass.", "punk rock", "bluegrass"},
+           {"I've switched from roses to succulents.", "roses", "succulents"},
+           {"I switched from the guitar to the piano last year.", "guitar", "piano"},
+           {"I'm not into minivans anymore, I've moved on to SUVs.", "minivans", "SUVs"},
+           {"Back then I drove a Jeep, now I drive a Prius.", "Jeep", "Prius"}}) {
+    Turn t;
+    t.id = "T1";
+    t.speaker = "Ana";
+    t.text = u.text;
+    const auto modalities = [&](const std::string& tail) {
+      const int32_t b = static_cast<int32_t>(u.text.find(tail)), e = b + static_cast<int32_t>(tail.size());
+      std::vector<Modality> m;
+      for (const auto& a : extractor_->Extract(t, 1))
+        if (a.confidence >= extractor_->threshold() && a.head_is_speaker && a.tail_begin < e && a.tail_end > b)
+          m.push_back(a.modality);
+      return m;
+    };
+    const auto has = [](const std::vector<Modality>& v, Modality m) { return std::find(v.begin(), v.end(), m) != v.end(); };
+    const auto old_m = modalities(u.old_value), new_m = modalities(u.new_value);
+    EXPECT_TRUE(has(old_m, Modality::kPast)) << u.text << ": old value " << u.old_value << " not past";
+    EXPECT_FALSE(has(old_m, Modality::kAsserted)) << u.text << ": old value " << u.old_value << " still current";
+    EXPECT_TRUE(has(new_m, Modality::kAsserted)) << u.text << ": new value " << u.new_value << " not current";
+    EXPECT_FALSE(has(new_m, Modality::kPast)) << u.text << ": new value " << u.new_value << " read as past";
+  }
+  Check({"I was really into roses, not anymore.", "roses", "LIKES", Modality::kPast, ""});
 }
 
 TEST_F(ShippedExtractor, PastIsNotCurrent) {

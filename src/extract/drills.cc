@@ -4,6 +4,7 @@
 
 #include <random>
 #include <string>
+#include <string_view>
 
 namespace ontomem::extract {
 namespace {
@@ -56,7 +57,11 @@ const V kBeliefs = {"karma", "God", "fate", "second chances", "hard work", "kind
                     "destiny", "love at first sight"};
 const V kFaiths = {"Catholic", "Buddhist", "Christian", "Muslim", "Jewish", "Hindu", "atheist"};
 const V kNames = {"Sam", "Maria", "Jake", "Priya", "Tom", "Lena", "Carlos", "Mia", "Omar", "Grace", "Leo",
-                  "Nina", "Ravi", "Emma", "Jon", "Aisha"};
+                  "Nina", "Ravi", "Emma", "Jon", "Aisha", "Kenji", "Fatima", "Bjorn", "Chloe", "Diego", "Hana",
+                  "Ibrahim", "Olga", "Pedro", "Zoe", "Tariq", "Ingrid", "Malik", "Rosa", "Wei", "Yasmin",
+                  "Arjun", "Bea", "Dmitri", "Elif", "Femi", "Gus", "Keiko", "Luca", "Noor", "Patrick"};
+// Specific friends and other people the speaker knows ("my coworker Ben loves ...").
+const V kPeopleWords = {"coworker", "neighbor", "roommate", "boss", "classmate", "teammate", "colleague"};
 // Vocabulary of the polarity, modality and group drills below: food, film and TV, books, sport,
 // games, outdoors and gadgets; no gardening, cars or music, so that the phenomenon tests
 // (tests/extract_phenomena_test.cc) check other domains.
@@ -72,7 +77,9 @@ const V kStanceActivities = {"hiking", "pottery", "yoga", "swimming", "cycling",
                              "running", "woodworking", "calligraphy", "birdwatching", "sailing", "skiing",
                              "journaling", "bouldering", "kayaking", "crocheting", "sketching", "pilates"};
 const V kStanceOwned = {"camera", "boat", "telescope", "laptop", "tablet", "smartwatch", "treadmill", "kayak", "tent",
-                        "espresso machine", "e-reader", "game console", "sewing machine", "microwave", "TV"};
+                        "espresso machine", "e-reader", "game console", "sewing machine", "microwave", "TV",
+                        // nouns whose most frequent sense is an adjective
+                        "antique", "collectible", "portable", "hammock", "grill", "3D printer"};
 const V kHouseholdFoods = {"pork", "beef", "red meat", "shellfish", "dairy", "gluten", "processed food",
                            "refined sugar", "fried food", "soda", "alcohol", "caffeine", "fast food", "white bread"};
 const V kOpen = {"", "", "", "Honestly, ", "Oh, ", "Yeah, ", "You know, ", "Well, ", "Haha, ", "Actually, ",
@@ -95,7 +102,8 @@ const V kFiller = {"That's so cool!", "Thanks for asking.", "It was a long day a
 struct Tmpl {
   const char* relation;  // "" = no fact (negative example)
   const char* modality;
-  const char* pattern;   // {x} tail, {h} holder (kin word), {n} a name
+  const char* pattern;   // {x} tail, {o} an old value of the same relation (past), {h} holder
+                         // (kin word), {n} a name, {f} a friend word (HAS_FRIEND), {p} a person word
   const V* tails;
   bool kin_fact = false;  // "my {h}" also yields HAS_RELATIVE {h} (speaker, asserted)
 };
@@ -301,7 +309,58 @@ const std::vector<Tmpl>& Templates() {
       {"LIKES", "asserted", "we all love {x}", &kStanceThings},
       {"LIKES", "asserted", "our family is obsessed with {x}", &kStanceThings},
       {"OWNS", "negated", "we don't have a {x} at home", &kStanceOwned},
-      // negatives: questions, the addressee, one-off events
+      // Updates: the old value past, the new one current ("from X to Y", "used to X, now Y").
+      {"LIKES", "asserted", "I used to love {o}, but these days I'm into {x}", &kStanceThings},
+      {"LIKES", "asserted", "I was really into {o} for years, but now I prefer {x}", &kStanceThings},
+      {"LIKES", "asserted", "{o} was my favorite, but now it's {x}", &kStanceThings},
+      {"LIKES", "asserted", "I got tired of {o}, so now I'm into {x}", &kStanceThings},
+      {"LIKES", "asserted", "I've gone from {o} to {x}", &kStanceThings},
+      {"LIKES", "asserted", "these days I'd pick {x} over {o}", &kStanceThings},
+      {"HAS_HABIT", "asserted", "I used to do {o}, but now I do {x}", &kStanceActivities},
+      {"HAS_HABIT", "asserted", "I switched from {o} to {x} last year", &kStanceActivities},
+      {"HAS_HABIT", "asserted", "I quit {o} and took up {x}", &kStanceActivities},
+      {"HAS_HABIT", "asserted", "I replaced {o} with {x}", &kStanceActivities},
+      {"OWNS", "asserted", "I used to have a {o}, but now I have a {x}", &kStanceOwned},
+      {"OWNS", "asserted", "I traded my {o} for a {x}", &kStanceOwned},
+      {"OWNS", "asserted", "I got rid of my {o} and bought a {x}", &kStanceOwned},
+      {"FOLLOWS_DIET", "asserted", "I was {o} for years, but now I'm {x}", &kDiets},
+      {"FOLLOWS_DIET", "asserted", "I went from {o} to {x}", &kDiets},
+      {"USES", "asserted", "I switched from {o} to {x}", &kTools},
+      {"USES", "asserted", "I stopped using {o}; I use {x} now", &kTools},
+      {"LIKES", "past", "I was into {x}, but not anymore", &kStanceThings},
+      {"LIKES", "past", "I'm not into {x} anymore", &kStanceThings},
+      {"LIKES", "past", "I've outgrown {x}", &kStanceThings},
+      {"HAS_HABIT", "past", "I haven't done {x} since college", &kStanceActivities},
+      {"LIKES", "past", "{x} was my thing for years, not anymore", &kStanceThings},
+      {"LIKES", "past", "I was a big fan of {x}, not so much now", &kStanceThings},
+      {"HAS_HABIT", "past", "I did {x} for years, but not anymore", &kStanceActivities},
+      {"OWNS", "past", "I had a {x} for a while, not anymore", &kStanceOwned},
+      // More hypotheticals: conditionals (antecedent and consequent), self-questions, plans.
+      {"OWNS", "hypothetical", "if I had a {x}, I'd use it every day", &kStanceOwned},
+      {"OWNS", "hypothetical", "I'd get a {x} if I had the space", &kStanceOwned},
+      {"OWNS", "hypothetical", "what if I got a {x}?", &kStanceOwned},
+      {"OWNS", "hypothetical", "I'm thinking of getting a {x}", &kStanceOwned},
+      {"OWNS", "hypothetical", "maybe one day I'll buy a {x}", &kStanceOwned},
+      {"OWNS", "hypothetical", "if I ever buy a {x}, I'll take it to the lake", &kStanceOwned},
+      {"HAS_PET", "hypothetical", "if we had a yard, we'd get a {x}", &kPets},
+      {"HAS_HABIT", "hypothetical", "if I lived closer, I'd go {x} every weekend", &kStanceActivities},
+      {"LIKES", "hypothetical", "I might try {x} one day", &kStanceActivities},
+      {"LIKES", "hypothetical", "maybe I'd enjoy {x} if I gave it a chance", &kStanceThings},
+      {"LIVES_IN", "hypothetical", "if I moved to {x}, I'd learn the language", &kPlaces},
+      // Reported speech with a named holder (the name is the head, not the speaker).
+      {"DISLIKES", "reported", "{n} hates {x}", &kStanceThings},
+      {"LIKES", "reported", "{n} is obsessed with {x}", &kStanceThings},
+      {"LIKES", "reported", "my {f} {n} loves {x}", &kStanceThings},
+      {"DISLIKES", "reported", "my {p} {n} can't stand {x}", &kStanceThings},
+      {"LIKES", "reported", "{n} from work swears by {x}", &kStanceThings},
+      {"OWNS", "reported", "{n} has a {x}", &kStanceOwned},
+      {"ALLERGIC_TO", "reported", "{n} is allergic to {x}", &kAllergens},
+      {"HAS_HABIT", "reported", "{n} goes {x} every weekend", &kStanceActivities},
+      {"AVOIDS", "reported", "{n} doesn't eat {x}", &kHouseholdFoods},
+      {"LIKES", "reported", "I think {n} really likes {x}", &kStanceThings},
+      // negatives: questions, the addressee, one-off events, names that hold nothing
+      {"", "", "I ran into {n} at the store yesterday", &kStanceThings}, {"", "", "say hi to {n} for me!", &kStanceThings},
+      {"", "", "thanks, {n}, that helps a lot", &kStanceThings},
       {"", "", "do you like {x}?", &kLikeThings}, {"", "", "have you ever tried {x}?", &kActivities},
       {"", "", "you love {x}, right?", &kLikeThings}, {"", "", "what's your favorite thing about {x}?", &kLikeThings},
       {"", "", "I went to see a show about {x} yesterday", &kLikeThings}, {"", "", "that {x} looks amazing!", &kOwned},
@@ -338,16 +397,25 @@ std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
       const std::string x = pick(*t.tails);
       const std::string h = pick(kKin);
       const std::string nm = pick(kNames);
-      int32_t xb = -1, xe = -1, hb = -1, he = -1, nb = -1, ne = -1;
+      const bool has_old = std::string_view(t.pattern).find("{o}") != std::string_view::npos;
+      std::string o;
+      while (has_old && (o.empty() || o == x)) o = pick(*t.tails);
+      const bool has_friend = std::string_view(t.pattern).find("{f}") != std::string_view::npos;
+      const std::string fw = has_friend ? pick(kFriendWords) : "";
+      const bool has_person = std::string_view(t.pattern).find("{p}") != std::string_view::npos;
+      const std::string pw = has_person ? pick(kPeopleWords) : "";
+      int32_t xb = -1, xe = -1, hb = -1, he = -1, nb = -1, ne = -1, ob = -1, oe = -1, fb = -1, fe = -1;
       std::string body;
       for (const char* p = t.pattern; *p;) {
         if (p[0] == '{' && p[2] == '}') {
           const char c = p[1];
-          const std::string& v = c == 'x' ? x : c == 'h' ? h : nm;
+          const std::string& v = c == 'x' ? x : c == 'h' ? h : c == 'o' ? o : c == 'f' ? fw : c == 'p' ? pw : nm;
           const int32_t at = static_cast<int32_t>(base + body.size());
           if (c == 'x') { xb = at; xe = at + static_cast<int32_t>(v.size()); }
           if (c == 'h') { hb = at; he = at + static_cast<int32_t>(v.size()); }
           if (c == 'n') { nb = at; ne = at + static_cast<int32_t>(v.size()); }
+          if (c == 'o') { ob = at; oe = at + static_cast<int32_t>(v.size()); }
+          if (c == 'f') { fb = at; fe = at + static_cast<int32_t>(v.size()); }
           body += v;
           p += 3;
         } else {
@@ -369,6 +437,21 @@ std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
         f.head_end = hb >= 0 ? he : ne;
       }
       a.facts.push_back(f);
+      if (ob >= 0) {
+        GoldFact of;
+        of.relation = t.relation;
+        of.modality = Modality::kPast;
+        of.tail_begin = ob;
+        of.tail_end = oe;
+        a.facts.push_back(of);
+      }
+      if (fb >= 0) {
+        GoldFact ff;
+        ff.relation = "HAS_FRIEND";
+        ff.tail_begin = fb;
+        ff.tail_end = fe;
+        a.facts.push_back(ff);
+      }
       if (t.kin_fact && hb >= 0) {
         GoldFact kf;
         kf.relation = "HAS_RELATIVE";

@@ -38,6 +38,8 @@ enum Tmpl : int {
   kRClauseBag, kRNegCue, kRPast, kRHypo, kRHolderW, kRTailLexHead, kRLeftClus, kRRightBag,
   kRPolarity, kRPolNeg, kRRightClus, kRRightStem, kRClauseClus,
   kRStance, kRStanceWord, kROpenNeg, kRGroup, kRStanceRel,
+  // layout 3: clause-scoped modality cues, change constructions, name and noun-position cues
+  kRClauseCue, kRCond, kRChangePrep, kRChangeVerbPrep, kRAfterMark, kNameNext, kNpEnd,
 };
 
 class Emitter {
@@ -516,6 +518,19 @@ void TaggerFeatures(const Prepared& p, int i, std::vector<uint32_t>* out) {
   if (fp) e.F(kFirstPerson);
   if (i + 1 < static_cast<int>(p.tokens.size()) && p.tokens[static_cast<size_t>(i + 1)].punct)
     e.F(kPunctNext, p.tokens[static_cast<size_t>(i + 1)].text);
+  // A capitalised word with the word after it ("Sarah loves", "Tom can't"): names as holders
+  // whatever the name.
+  if (in.cap && !text::IsStopWord(t.lower)) e.F(kNameNext, WordAt(p, i + 1));
+  // Last word of a determiner phrase ("buy a convertible,"): a noun position, whatever the
+  // word's most frequent sense.
+  if (i > 0) {
+    static const std::unordered_set<std::string_view> det = {"a", "an", "the", "my", "our", "his", "her",
+                                                             "their", "your", "this", "that", "some", "new", "old"};
+    const bool after_det = det.count(WordAt(p, i - 1)) > 0;
+    const bool at_end = i + 1 >= static_cast<int>(p.tokens.size()) || p.tokens[static_cast<size_t>(i + 1)].punct ||
+                        text::IsStopWord(p.tokens[static_cast<size_t>(i + 1)].lower);
+    if (after_det && at_end) e.F(kNpEnd, WordAt(p, i - 2));
+  }
 }
 
 void TaggerDynamicFeatures(const Prepared& p, int i, int prev_label, std::vector<uint32_t>* out) {
@@ -523,6 +538,35 @@ void TaggerDynamicFeatures(const Prepared& p, int i, int prev_label, std::vector
   e.F(kPrevLab, prev_label);
   e.F(kPrevLabW, p.tokens[static_cast<size_t>(i)].lower, prev_label);
 }
+
+namespace {
+
+// ------------------------------------------------------------------ modality scope
+// Time and condition cues scoped by clause, so that in "I used to love X but these days I'm into
+// Y" only X is past, in "I've switched from X to Y" X is the old value, and in "If I ever buy a
+// Z, ..." Z (and the consequent clause) is hypothetical.
+bool IsNowCue(std::string_view w) {
+  return w == "now" || w == "nowadays" || w == "currently" || w == "lately" || w == "days" || w == "instead";
+}
+bool IsConditional(std::string_view w) { return w == "if" || w == "unless" || w == "whenever"; }
+bool IsModalFuture(std::string_view w) {
+  return w == "would" || w == "'d" || w == "'ll" || w == "will" || w == "could" || w == "might" || w == "may";
+}
+// Verbs and markers of a change of preference or state.
+bool IsChangeWord(std::string_view w) {
+  static const std::unordered_set<std::string_view> s = {
+      "switch", "switched", "switching", "change", "changed", "changing", "swap", "swapped", "swapping", "trade",
+      "traded", "trading", "replace", "replaced", "replacing", "drop", "dropped", "dropping", "ditch", "ditched",
+      "upgrade", "upgraded", "convert", "converted", "instead", "rather", "anymore", "longer", "stopped",
+      "quit", "outgrew", "favour", "favor"};
+  return s.count(w) > 0;
+}
+bool IsChangePrep(std::string_view w) {
+  return w == "from" || w == "to" || w == "with" || w == "for" || w == "of" || w == "than" || w == "over" ||
+         w == "by";
+}
+
+}  // namespace
 
 void RelationFeatures(const Prepared& p, const SpanRef& c, std::vector<uint32_t>* out) {
   Emitter e(out);
@@ -609,6 +653,61 @@ void RelationFeatures(const Prepared& p, const SpanRef& c, std::vector<uint32_t>
     e.F(kRStanceWord, st.words[static_cast<size_t>(k)], st.signs[static_cast<size_t>(k)]);
   e.F(kROpenNeg, open_neg);
   e.F(kRStanceRel, sign * 8 + open_neg * 2 + (c.hbegin >= 0 ? 1 : 0));
+  // Clause-scoped modality cues: each cue class with where it occurs (the tail's clause, an
+  // earlier or a later clause of the sentence).
+  {
+    const int clause = first.clause;
+    int past_loc = 0, now_loc = 0, hypo_loc = 0, cond_begin = -1, cond_end = -1;
+    bool change = false, modal_here = false;
+    for (int j = 0; j < n; ++j) {
+      const TokenInfo& in = p.info[static_cast<size_t>(j)];
+      if (in.sentence != sent || (j >= c.begin && j < c.end)) continue;
+      const std::string& w = p.tokens[static_cast<size_t>(j)].lower;
+      const int loc = in.clause == clause ? 1 : in.clause < clause ? 2 : 4;
+      const bool past_w = (w == "used" && j + 1 < n && p.tokens[static_cast<size_t>(j + 1)].lower == "to") ||
+                          (PastCues().count(w) > 0 && w != "used");
+      if (past_w) past_loc |= loc;
+      if (IsNowCue(w)) now_loc |= loc;
+      if (HypoCues().count(w)) hypo_loc |= loc;
+      if (in.clause == clause && IsModalFuture(w)) modal_here = true;
+      change |= IsChangeWord(w);
+      if (IsConditional(w) && cond_begin < 0) {
+        cond_begin = j;
+        cond_end = j + 1;  // the conditional clause runs to the next comma, "then" or sentence end
+        while (cond_end < n && p.info[static_cast<size_t>(cond_end)].sentence == sent &&
+               !(p.tokens[static_cast<size_t>(cond_end)].punct && p.tokens[static_cast<size_t>(cond_end)].text != "'" &&
+                 p.tokens[static_cast<size_t>(cond_end)].text != "-") &&
+               p.tokens[static_cast<size_t>(cond_end)].lower != "then")
+          ++cond_end;
+      }
+    }
+    e.F(kRClauseCue, 0 * 8 + past_loc);
+    e.F(kRClauseCue, 1 * 8 + now_loc);
+    e.F(kRClauseCue, 2 * 8 + hypo_loc);
+    e.F(kRClauseCue, 3 * 8 + (past_loc & 1) * 4 + (now_loc & 1) * 2 + (past_loc > 1 ? 1 : 0));
+    const int cond = cond_begin < 0 ? 0 : (c.begin > cond_begin && c.begin < cond_end) ? 1 : 2;
+    e.F(kRCond, cond == 0 ? 0 : cond * 2 + (modal_here ? 1 : 0));
+    // The preposition introducing the tail ("from X to Y", "X instead of Y", "traded X for Y"),
+    // with whether the sentence speaks of a change, and with the word before it.
+    for (int j = c.begin - 1; j >= 0 && j >= c.begin - 3; --j) {
+      if (p.info[static_cast<size_t>(j)].clause != clause) break;
+      const std::string& w = p.tokens[static_cast<size_t>(j)].lower;
+      if (!IsChangePrep(w)) continue;
+      e.F(kRChangePrep, w, change ? 1 : 0);
+      if (j > 0) e.F(kRChangeVerbPrep, WordAt(p, j - 1), w);
+      break;
+    }
+    // The first change or time marker after the tail ("X instead", "X, not any more").
+    for (int j = c.end; j < n && j < c.end + 8; ++j) {
+      const TokenInfo& in = p.info[static_cast<size_t>(j)];
+      if (in.sentence != sent) break;
+      const std::string& w = p.tokens[static_cast<size_t>(j)].lower;
+      if (IsChangeWord(w) || IsNowCue(w) || IsChangePrep(w)) {
+        e.F(kRAfterMark, w, in.clause == clause ? 1 : 0);
+        break;
+      }
+    }
+  }
   // Group first person ("we're vegetarian at home", "our family doesn't eat pork"): the speaker.
   {
     int group = 0;

@@ -19,7 +19,7 @@ inline constexpr const char* kExtractorFixHint =
     "run `ontomem train extractor` to rebuild the models (or set ONTOMEM_MODELS to the directory holding extractor/)";
 
 // Bumped whenever feature extraction changes in a way that invalidates trained weights.
-inline constexpr uint32_t kFeatureLayoutVersion = 2;  // 2: stance and group features
+inline constexpr uint32_t kFeatureLayoutVersion = 3;  // 2: stance and group features; 3: clause-scoped modality, change, name cues
 
 class BlobWriter {
  public:

@@ -5,12 +5,21 @@
 #include <cstring>
 #include <filesystem>
 
+#include "text/text.h"
+
 namespace ontomem::extract {
 namespace {
 
 float Squash(float v, float scale) { return std::tanh(v / scale); }
 
 bool IsHolderLabel(int l) { return l == kTagBH || l == kTagIH; }
+
+// A holder mention is a person or an animal: as a tail it can only be one of the speaker's
+// people or pets ("my sister" -> HAS_RELATIVE), never a liking or a possession.
+bool PersonRelation(int r) {
+  const std::string_view id = kRelationIds[static_cast<size_t>(r)];
+  return id == "HAS_RELATIVE" || id == "HAS_FRIEND" || id == "HAS_PET";
+}
 
 }  // namespace
 
@@ -103,29 +112,63 @@ void RelationModel::Learn(const Prepared& p, const SpanRef& c, int relation, int
   }
 }
 
+std::vector<TaggedSpan> ProposeSpans(const SpanTagger& tagger, const Prepared& p) {
+  std::vector<TaggedSpan> spans = tagger.Tag(p);
+  const int n = static_cast<int>(p.tokens.size());
+  auto content = [&](int i) {
+    const Token& t = p.tokens[static_cast<size_t>(i)];
+    return !t.punct && !text::IsStopWord(t.lower);
+  };
+  const size_t tagged = spans.size();
+  for (int d = 1; d + 1 < n; ++d) {
+    const std::string& w = p.tokens[static_cast<size_t>(d)].lower;
+    if (!(w == "a" || w == "an" || w == "the" || w == "my" || w == "our")) continue;
+    if (!content(d - 1)) continue;  // after a content word (usually the verb): "buy a", "try the"
+    int e = d + 1;
+    while (e < n && e - d <= 3 && content(e)) ++e;
+    if (e == d + 1 || e - d > 3) continue;  // no word, or 3+ words: not a short noun phrase
+    bool overlap = false;
+    for (size_t k = 0; k < tagged; ++k) overlap |= spans[k].begin < e && d + 1 < spans[k].end;
+    if (!overlap) spans.push_back(TaggedSpan{d + 1, e, false, 0});
+  }
+  return spans;
+}
+
 std::vector<Candidate> GenerateCandidates(const SpanTagger& tagger, const RelationModel& relation,
                                           const Prepared& p, const FeatureResources& res, int max_relations) {
   std::vector<Candidate> out;
-  const std::vector<TaggedSpan> spans = tagger.Tag(p);
+  const std::vector<TaggedSpan> spans = ProposeSpans(tagger, p);
   int n_tails = 0;
   for (const auto& s : spans) n_tails += !s.holder;
   const int ntok = static_cast<int>(p.tokens.size());
   for (const auto& s : spans) {
     SpanRef ref{s.begin, s.end, -1, -1};
     if (!s.holder) {
-      // Head: the nearest holder mention in the same sentence (else the speaker).
+      // Head: the nearest holder mention in the same sentence (else the speaker); not across a
+      // first-person subject ("Sarah loves jazz but I prefer X"), and one after the tail only
+      // in the tail's clause ("X is what my brother loves").
       int best = 1 << 30;
       for (const auto& h : spans) {
         if (!h.holder) continue;
         if (p.info[static_cast<size_t>(h.begin)].sentence != p.info[static_cast<size_t>(s.begin)].sentence) continue;
-        const int d = h.begin < s.begin ? s.begin - h.end : h.begin - s.end + 2;
+        const bool before = h.begin < s.begin;
+        if (!before && p.info[static_cast<size_t>(h.begin)].clause != p.info[static_cast<size_t>(s.begin)].clause) continue;
+        bool speaker_between = false;
+        for (int i = before ? h.end : s.end; i < (before ? s.begin : h.begin); ++i) {
+          const std::string& w = p.tokens[static_cast<size_t>(i)].lower;
+          speaker_between |= w == "i" || w == "we";
+        }
+        if (speaker_between) continue;
+        const int d = before ? s.begin - h.end : h.begin - s.end + 2;
         if (d < best) { best = d; ref.hbegin = h.begin; ref.hend = h.end; }
       }
     }
     const RelationScores sc = relation.Score(p, ref);
     std::array<int, kNumRelations> order;
-    for (int r = 0; r < kNumRelations; ++r) order[static_cast<size_t>(r)] = r;
-    std::partial_sort(order.begin(), order.begin() + 2, order.end(),
+    int n_order = 0;
+    for (int r = 0; r < kNumRelations; ++r)
+      if (!s.holder || PersonRelation(r)) order[static_cast<size_t>(n_order++)] = r;
+    std::partial_sort(order.begin(), order.begin() + 2, order.begin() + n_order,
                       [&](int a, int b) { return sc.rel[static_cast<size_t>(a)] > sc.rel[static_cast<size_t>(b)]; });
     const float none = sc.rel[kNoneRelation];
     const int mod = static_cast<int>(std::max_element(sc.mod.begin(), sc.mod.end()) - sc.mod.begin());
@@ -138,7 +181,7 @@ std::vector<Candidate> GenerateCandidates(const SpanTagger& tagger, const Relati
       if (i > s.begin) tail_lower.push_back(' ');
       tail_lower += p.tokens[static_cast<size_t>(i)].lower;
     }
-    for (int k = 0; k < std::min(max_relations, kNumRelations); ++k) {
+    for (int k = 0; k < std::min(max_relations, n_order); ++k) {
       const int r = order[static_cast<size_t>(k)];
       const float margin = sc.rel[static_cast<size_t>(r)] - none;
       if (k > 0 && margin < -30) break;  // hopeless runner-up

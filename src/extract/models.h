@@ -83,6 +83,10 @@ struct ExtractorModels {
   static StatusOr<std::unique_ptr<ExtractorModels>> Load(const std::string& dir);
 };
 
+// The tagger's spans plus determiner phrases it left out ("buy a convertible,"), proposed with
+// score 0 so that the relation classifier and the scorer judge them too.
+std::vector<TaggedSpan> ProposeSpans(const SpanTagger& tagger, const Prepared& p);
+
 // Tagger spans -> candidates with scorer inputs. `max_relations` per span (over-generation).
 std::vector<Candidate> GenerateCandidates(const SpanTagger& tagger, const RelationModel& relation,
                                           const Prepared& p, const FeatureResources& res,

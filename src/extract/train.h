@@ -71,6 +71,10 @@ struct EvalReport {
   Prf strict_gaz_in, strict_gaz_out;
   size_t gold_gaz_in = 0;
   bool has_gazetteer = false;
+  // Strict on update turns (gold holds the same relation both asserted and past: "I used to
+  // love X but now Y"), and strict + head on reported facts (the holder named right).
+  Prf strict_update, head_reported;
+  size_t update_turns = 0;
   std::map<std::string, Prf> per_relation;  // strict, keyed by relation
   std::map<std::string, Prf> per_modality;  // strict, keyed by modality name
   double us_per_turn = 0;  // Extract CPU time per turn (thread CPU clock, one thread)

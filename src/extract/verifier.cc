@@ -11,6 +11,36 @@ bool PositiveRelation(const std::string& r) {
          r == "LIVES_IN" || r == "WORKS_AS" || r == "HAS_RELATIVE" || r == "HAS_FRIEND" || r == "WANTS";
 }
 
+bool SentenceEnd(const Token& t) { return t.punct && (t.text == "." || t.text == "!" || t.text == "?"); }
+bool ClauseEnd(const Token& t) { return t.punct && t.text != "'" && t.text != "-"; }
+
+// Whether token `at` is in the antecedent of an "if"/"unless" clause, or in a clause with a
+// modal ('ll, will, 'd, would) of a sentence that has one.
+bool InConditional(const std::vector<Token>& t, int at) {
+  const int n = static_cast<int>(t.size());
+  int lo = at, hi = at;
+  while (lo > 0 && !SentenceEnd(t[static_cast<size_t>(lo - 1)])) --lo;
+  while (hi < n && !SentenceEnd(t[static_cast<size_t>(hi)])) ++hi;
+  int cond = -1;
+  for (int i = lo; i < hi && cond < 0; ++i)
+    if (t[static_cast<size_t>(i)].lower == "if" || t[static_cast<size_t>(i)].lower == "unless") cond = i;
+  if (cond < 0) return false;
+  if (cond < at) {
+    bool closed = false;  // a clause end between the conditional word and the tail
+    for (int i = cond + 1; i < at; ++i) closed |= ClauseEnd(t[static_cast<size_t>(i)]) || t[static_cast<size_t>(i)].lower == "then";
+    if (!closed) return true;
+  }
+  // The tail's clause (up to punctuation or the conditional word) with a modal.
+  int cb = at, ce = at;
+  while (cb > lo && !ClauseEnd(t[static_cast<size_t>(cb - 1)]) && cb - 1 != cond) --cb;
+  while (ce < hi && !ClauseEnd(t[static_cast<size_t>(ce)]) && ce != cond) ++ce;
+  for (int i = cb; i < ce; ++i) {
+    const std::string& w = t[static_cast<size_t>(i)].lower;
+    if (w == "'ll" || w == "will" || w == "'d" || w == "would") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
@@ -46,6 +76,9 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     if (c.modality == Modality::kAsserted && PositiveRelation(c.relation) && st.open_negation >= 0 &&
         st.open_negation <= 4)
       return reject("negation cue contradicts an asserted " + c.relation);
+    // (6) A conditional's antecedent ("If I ever buy a convertible, ...") and a consequent with a
+    // modal ("..., I'll drive it to the coast"; "I'd get a kayak if ...") state nothing current.
+    if (c.modality == Modality::kAsserted && InConditional(toks, tb)) return reject("asserted inside a conditional");
     // (5) LIKES vs DISLIKES against an unambiguous stance that a negation reversed ("don't
     // like", "never lets me down"): normalise the relation. Unnegated stance words are left to
     // the classifier ("so tired after work, painting helps").
