@@ -63,13 +63,50 @@ const char* LiftSourceName(LiftSource source) {
 
 ConceptLifter::ConceptLifter(std::shared_ptr<const Ontology> ontology,
                              std::shared_ptr<const WordNet> wordnet,
-                             std::shared_ptr<const SifEmbedder> embedder)
-    : ontology_(std::move(ontology)), wordnet_(std::move(wordnet)), embedder_(std::move(embedder)) {
+                             std::shared_ptr<const SifEmbedder> embedder, const LifterConfig& config)
+    : ontology_(std::move(ontology)), wordnet_(std::move(wordnet)), embedder_(std::move(embedder)),
+      config_(config) {
   const auto& concepts = ontology_->concepts();
+  const auto& domains = ontology_->domains();
+  concept_domains_.resize(concepts.size());
+  for (size_t i = 0; i < concepts.size(); ++i) {
+    const Inventory* inv = ontology_->FindInventory(concepts[i].inventory);
+    if (inv == nullptr) continue;
+    for (const std::string& dn : inv->domains) {
+      if (const Domain* d = ontology_->FindDomain(dn)) {
+        concept_domains_[i].push_back(static_cast<size_t>(d - &domains[0]));
+      }
+    }
+  }
+  concept_inventory_.assign(concepts.size(), 0);
+  for (size_t i = 0; i < concepts.size(); ++i) {
+    if (const Inventory* inv = ontology_->FindInventory(concepts[i].inventory)) concept_inventory_[i] = InventoryIndex(inv);
+  }
+  concept_lexnames_.resize(concepts.size());
+  for (size_t i = 0; i < concepts.size(); ++i) {
+    for (size_t d : concept_domains_[i])
+      for (const std::string& lx : domains[d].lexnames) concept_lexnames_[i].push_back(lx);
+  }
   if (wordnet_ != nullptr) {
     auto add = [&](std::unordered_map<uint64_t, std::vector<HookMatch>>* map, size_t i,
                    const std::string& lemma) {
-      for (SynsetId s : wordnet_->Synsets(lemma, WordNetPos::kNoun)) {
+      std::vector<SynsetId> senses = wordnet_->Synsets(lemma, WordNetPos::kNoun);
+      if (config_.precision_rules && !senses.empty()) {
+        // Only the hook's own sense family: "bird" the animal, not "bird" = "doll" (a person).
+        // The family is the senses in a lexname of the concept's domains (pets: noun.animal,
+        // so "puppy" the dog, not "puppy" the young person), else the first sense's.
+        const auto& want = concept_lexnames_[i];
+        std::string lex = wordnet_->Lexname(senses.front());
+        for (SynsetId s : senses) {
+          const std::string l = wordnet_->Lexname(s);
+          if (std::find(want.begin(), want.end(), l) != want.end()) {
+            lex = l;
+            break;
+          }
+        }
+        std::erase_if(senses, [&](SynsetId s) { return wordnet_->Lexname(s) != lex; });
+      }
+      for (SynsetId s : senses) {
         auto& v = (*map)[Key(s)];
         bool dup = false;
         for (const HookMatch& m : v) dup = dup || m.concept_index == i;
@@ -82,17 +119,6 @@ ConceptLifter::ConceptLifter(std::shared_ptr<const Ontology> ontology,
       for (const auto& l : h.hypernyms) add(&lemma_hooks_, i, l);
       for (const auto& l : h.regions) add(&region_hooks_, i, l);
       for (const auto& l : h.topics) add(&topic_hooks_, i, l);
-    }
-  }
-  const auto& domains = ontology_->domains();
-  concept_domains_.resize(concepts.size());
-  for (size_t i = 0; i < concepts.size(); ++i) {
-    const Inventory* inv = ontology_->FindInventory(concepts[i].inventory);
-    if (inv == nullptr) continue;
-    for (const std::string& dn : inv->domains) {
-      if (const Domain* d = ontology_->FindDomain(dn)) {
-        concept_domains_[i].push_back(static_cast<size_t>(d - &domains[0]));
-      }
     }
   }
   for (size_t d = 0; d < domains.size(); ++d) {
@@ -203,13 +229,13 @@ void ConceptLifter::AddHits(std::vector<ConceptHit>* hits, size_t concept_index,
 
 void ConceptLifter::LiftWordNet(const std::string& tail, const std::vector<bool>& allowed,
                                 const LiftOptions& options, std::vector<ConceptHit>* hits) const {
-  std::vector<SynsetId> senses = wordnet_->LookupSynsets(tail, WordNetPos::kNoun);
+  std::vector<SynsetId> senses = NounSenses(tail);
   float head_factor = 1.0f;
   if (senses.empty()) {
     // "spicy ramen", "thai green curry": fall back to the head noun (the last word).
     size_t us = tail.rfind('_');
     if (us == std::string::npos) return;
-    senses = wordnet_->LookupSynsets(tail.substr(us + 1), WordNetPos::kNoun);
+    senses = NounSenses(tail.substr(us + 1));
     head_factor = 0.8f;
   }
   if (options.wordnet_max_senses >= 0 &&
@@ -221,6 +247,7 @@ void ConceptLifter::LiftWordNet(const std::string& tail, const std::vector<bool>
   std::unordered_map<uint64_t, int> seen;
   for (size_t i = 0; i < senses.size(); ++i) {
     const float w = head_factor * kSenseWeight[std::min<size_t>(i, 3)];
+    const std::string sense_lex = config_.precision_rules ? wordnet_->Lexname(senses[i]) : std::string();
     // Breadth-first over hypernyms; each synset once per sense at its smallest depth.
     queue.assign(1, {senses[i], 0});
     seen.clear();
@@ -236,6 +263,10 @@ void ConceptLifter::LiftWordNet(const std::string& tail, const std::vector<bool>
         if (it == map.end()) return;
         for (const HookMatch& m : it->second) {
           if (!allowed[m.concept_index]) continue;
+          if (kind[0] != '\0' && config_.precision_rules) {
+            const auto& lx = concept_lexnames_[m.concept_index];
+            if (!lx.empty() && std::find(lx.begin(), lx.end(), sense_lex) == lx.end()) continue;
+          }
           AddHits(hits, m.concept_index, base * w * decay, LiftSource::kWordNet,
                   std::string("wordnet:") + kind + m.lemma + "@" + std::to_string(depth));
         }
@@ -250,6 +281,50 @@ void ConceptLifter::LiftWordNet(const std::string& tail, const std::vector<bool>
       }
     }
   }
+}
+
+void ConceptLifter::LiftModifier(std::string_view tail, const std::vector<bool>& allowed,
+                                 std::vector<ConceptHit>* hits) const {
+  const size_t sp = tail.rfind(' ');
+  if (sp == std::string_view::npos) return;
+  const std::string_view modifier = tail.substr(0, sp);
+  auto cue = cue_stems_.find(text::Stem(std::string(tail.substr(sp + 1))));
+  if (cue == cue_stems_.end()) return;
+  const auto& concepts = ontology_->concepts();
+  for (const Concept* c : ontology_->ConceptsBySynonym(modifier)) {
+    const size_t ci = static_cast<size_t>(c - &concepts[0]);
+    if (!allowed[ci]) continue;
+    bool cued = false;
+    for (size_t d : concept_domains_[ci])
+      cued = cued || std::find(cue->second.begin(), cue->second.end(), d) != cue->second.end();
+    if (cued) AddHits(hits, ci, 0.9f, LiftSource::kSynonym, "synonym:" + c->label + "+head");
+  }
+}
+
+void ConceptLifter::KeepBestPerInventory(std::vector<ConceptHit>* hits) {
+  std::unordered_map<std::string, float> best_wn, best_glove;
+  for (const ConceptHit& h : *hits) {
+    if (h.source == LiftSource::kWordNet) best_wn[h.inventory] = std::max(best_wn[h.inventory], h.score);
+    if (h.source == LiftSource::kGlove) best_glove[h.inventory] = std::max(best_glove[h.inventory], h.score);
+  }
+  std::erase_if(*hits, [&](const ConceptHit& h) {
+    if (h.source == LiftSource::kWordNet) return h.score < best_wn[h.inventory] - 1e-6f;
+    if (h.source == LiftSource::kGlove) return h.score < best_glove[h.inventory] - 0.02f;
+    return false;
+  });
+}
+
+std::vector<SynsetId> ConceptLifter::NounSenses(const std::string& lemma) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = senses_cache_.find(lemma);
+    if (it != senses_cache_.end()) return it->second;
+  }
+  std::vector<SynsetId> senses = wordnet_->LookupSynsets(lemma, WordNetPos::kNoun);
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (senses_cache_.size() >= 100000) senses_cache_.clear();  // bound memory; refills on demand
+  senses_cache_.emplace(lemma, senses);
+  return senses;
 }
 
 ConceptLifter::SynsetInfo ConceptLifter::Info(SynsetId synset) const {
@@ -279,35 +354,42 @@ LiftResult ConceptLifter::Lift(std::string_view tail, std::string_view context,
                                const LiftOptions& options) const {
   LiftResult result;
   const auto& concepts = ontology_->concepts();
-  std::vector<bool> allowed(concepts.size(), true);
-  if (!options.inventories.empty()) {
-    for (size_t i = 0; i < concepts.size(); ++i) {
-      allowed[i] = std::find(options.inventories.begin(), options.inventories.end(),
-                             concepts[i].inventory) != options.inventories.end();
-    }
+  // Inventory masks by index: this runs for every ingested assertion.
+  const size_t n_inv = ontology_->inventories().size();
+  std::vector<bool> inv_allowed(n_inv, options.inventories.empty());
+  for (const std::string& name : options.inventories) {
+    if (const Inventory* inv = ontology_->FindInventory(name)) inv_allowed[InventoryIndex(inv)] = true;
   }
+  std::vector<bool> allowed(concepts.size());
+  for (size_t i = 0; i < concepts.size(); ++i) allowed[i] = inv_allowed[concept_inventory_[i]];
   auto covered = [&](const std::vector<ConceptHit>& hits) {
-    std::vector<bool> out = allowed;
-    std::set<std::string> invs;
-    for (const ConceptHit& h : hits) invs.insert(h.inventory);
-    for (size_t i = 0; i < concepts.size(); ++i) {
-      if (invs.count(concepts[i].inventory)) out[i] = false;
+    std::vector<bool> inv_open = inv_allowed;
+    for (const ConceptHit& h : hits) {
+      if (const Inventory* inv = ontology_->FindInventory(h.inventory)) inv_open[InventoryIndex(inv)] = false;
     }
+    std::vector<bool> out(concepts.size());
+    for (size_t i = 0; i < concepts.size(); ++i) out[i] = inv_open[concept_inventory_[i]];
     return out;
   };
 
   std::vector<ConceptHit> hits;
+  // The context's words and vector only matter to rank gazetteer entries: computed on demand.
   std::vector<float> context_vec;
   std::vector<std::string> context_tokens;
-  if (!context.empty()) {
+  bool context_ready = false;
+  auto prepare_context = [&] {
+    if (context_ready) return;
+    context_ready = true;
+    if (context.empty()) return;
     context_tokens = ContentTokens(context);
     if (!Embed(context, &context_vec)) context_vec.clear();
-  }
+  };
 
   if (options.use_gazetteer) {
     std::vector<const GazetteerEntry*> entries = ontology_->LookupGazetteer(tail);
     std::vector<std::pair<int, const GazetteerEntry*>> ranked;  // (rank key, entry)
     for (const GazetteerEntry* e : entries) {
+      prepare_context();
       size_t idx = static_cast<size_t>(e - &ontology_->gazetteer()[0]);
       const bool common = common_word_entity_[idx];
       const bool supported = ContextSupportsType(e->type, context_tokens, context_vec);
@@ -328,10 +410,16 @@ LiftResult ConceptLifter::Lift(std::string_view tail, std::string_view context,
         }
       }
     }
-    for (const Concept* c : ontology_->ConceptsBySynonym(tail)) {
+    std::vector<const Concept*> syn = ontology_->ConceptsBySynonym(tail);
+    // Tails arrive singularised by the extractor ("fantasy novel"); synonyms are often plural.
+    // Phrases only: "blue" + s is another word.
+    if (syn.empty() && config_.precision_rules && tail.find(' ') != std::string_view::npos)
+      syn = ontology_->ConceptsBySynonym(std::string(tail) + "s");
+    for (const Concept* c : syn) {
       size_t ci = static_cast<size_t>(c - &concepts[0]);
       if (allowed[ci]) AddHits(&hits, ci, 0.95f, LiftSource::kSynonym, "synonym:" + c->label);
     }
+    if (syn.empty() && config_.precision_rules) LiftModifier(tail, covered(hits), &hits);
   }
 
   if (options.use_wordnet && wordnet_ != nullptr) {
@@ -343,7 +431,13 @@ LiftResult ConceptLifter::Lift(std::string_view tail, std::string_view context,
     std::vector<bool> open = covered(hits);
     std::vector<float> q;
     std::string text = std::string(tail) + " " + std::string(context);
-    if (std::find(open.begin(), open.end(), true) != open.end() && Embed(text, &q)) {
+    // Precision rules: the tail alone must have a vector (see glove_tail_min_similarity).
+    std::vector<float> tail_vec;
+    bool tail_ok = !config_.precision_rules || Embed(tail, &tail_vec);
+    if (config_.precision_rules) {
+      for (const ConceptHit& h : hits) tail_ok = tail_ok && h.score < options.glove_after_strong_hit;
+    }
+    if (tail_ok && std::find(open.begin(), open.end(), true) != open.end() && Embed(text, &q)) {
       const size_t dim = static_cast<size_t>(dim_);
       if (options.glove_domain_filter) {
         // Keep inventories of the utterance's top domains (sentence cosine to the domain cue
@@ -378,13 +472,16 @@ LiftResult ConceptLifter::Lift(std::string_view tail, std::string_view context,
       for (size_t i = 0; i < concepts.size(); ++i) {
         if (!open[i]) continue;
         const float sim = Dot(q.data(), &concept_vecs_[i * dim], dim_);
-        if (sim >= options.glove_min_similarity) {
+        if (sim >= options.glove_min_similarity &&
+            (tail_vec.empty() ||
+             Dot(tail_vec.data(), &concept_vecs_[i * dim], dim_) >= options.glove_tail_min_similarity)) {
           AddHits(&hits, i, sim, LiftSource::kGlove, "glove");
         }
       }
     }
   }
 
+  if (config_.precision_rules) KeepBestPerInventory(&hits);
   std::sort(hits.begin(), hits.end(), [](const ConceptHit& a, const ConceptHit& b) {
     if (a.score != b.score) return a.score > b.score;
     return a.concept_id < b.concept_id;

@@ -16,6 +16,11 @@
 //      >= LiftOptions::glove_min_similarity. The context matters: the word "titanic" alone sits
 //      near "thriller"; in "I love Titanic, such a beautiful love story" it lands on romance.
 //
+// LifterConfig::precision_rules (default on) adds the rules of docs/lifting.md: GloVe needs the
+// tail alone to agree and stays silent once the tail was recognised; "horror book" reads its
+// modifier in the head's medium; WordNet hooks keep their sense family; one WordNet and one
+// GloVe answer per inventory.
+//
 // Construction precomputes everything the calls need (hook tables, anchor vectors, domain
 // centroids); calls are const and thread-safe.
 #pragma once
@@ -58,6 +63,14 @@ struct LiftOptions {
   bool use_wordnet = true;
   bool use_glove = true;
   float glove_min_similarity = 0.35f;
+  // Precision rules only: a GloVe hit also needs the tail word(s) alone, without the context,
+  // this close to the concept (the context picks among the tail's neighbours; it cannot
+  // make an unrelated or unknown tail a genre).
+  float glove_tail_min_similarity = 0.4f;
+  // Precision rules only: GloVe adds nothing once the tail itself was recognised (gazetteer,
+  // synonym or WordNet hit scoring at least this): "fantasy novel" is a book genre, its
+  // film-genre neighbours are not more of it. > 1 disables.
+  float glove_after_strong_hit = 0.7f;
   // GloVe only considers inventories of the `glove_top_domains` domains nearest to
   // "<tail> <context>" (sentence cosine to domain cue centroids + exact cue words).
   bool glove_domain_filter = true;
@@ -65,6 +78,13 @@ struct LiftOptions {
   int wordnet_max_depth = 8;   // hypernym steps from the sense
   int wordnet_max_senses = 3;  // most frequent noun senses considered
   size_t max_hits = 8;
+};
+
+// Lifter-wide settings (LiftOptions are per call).
+struct LifterConfig {
+  // The rules of docs/lifting.md that trade a little recall for precision; false = the lifter
+  // as it was before them (`ontomem eval lifter --baseline`).
+  bool precision_rules = true;
 };
 
 struct LiftResult {
@@ -87,7 +107,7 @@ class ConceptLifter {
   // `wordnet` and `embedder` may be null: that source is then skipped (DetectDomains uses what
   // is there: cue words always, GloVe and WordNet lexnames when available).
   ConceptLifter(std::shared_ptr<const Ontology> ontology, std::shared_ptr<const WordNet> wordnet,
-                std::shared_ptr<const SifEmbedder> embedder);
+                std::shared_ptr<const SifEmbedder> embedder, const LifterConfig& config = {});
 
   // Concepts for `tail` said in `context` (the utterance text; may be empty).
   LiftResult Lift(std::string_view tail, std::string_view context,
@@ -111,32 +131,50 @@ class ConceptLifter {
     std::vector<SynsetId> hypernyms, regions, topics;
   };
   SynsetInfo Info(SynsetId synset) const;
+  // Noun senses of a tail (morphy + index lookup, cached: tails recur across a user's turns).
+  std::vector<SynsetId> NounSenses(const std::string& lemma) const;
   static uint64_t Key(SynsetId s) { return (uint64_t{static_cast<unsigned char>(s.pos)} << 32) | s.offset; }
   void AddHits(std::vector<ConceptHit>* hits, size_t concept_index, float score,
                LiftSource source, std::string evidence) const;
   void LiftWordNet(const std::string& tail, const std::vector<bool>& allowed,
                    const LiftOptions& options, std::vector<ConceptHit>* hits) const;
+  // "sci-fi movie", "fantasy novel": the modifier names a concept of an inventory whose
+  // domain the head noun cues.
+  void LiftModifier(std::string_view tail, const std::vector<bool>& allowed,
+                    std::vector<ConceptHit>* hits) const;
+  // Per inventory, only the best WordNet hit (and exact ties) and the best GloVe hit (and
+  // those within 0.02) stay.
+  static void KeepBestPerInventory(std::vector<ConceptHit>* hits);
   bool Embed(std::string_view text, std::vector<float>* out) const;
   // How strongly the content words of `context` point at the domains of entity type `type`.
   bool ContextSupportsType(std::string_view type, const std::vector<std::string>& context_tokens,
                            const std::vector<float>& context_vec) const;
   bool IsCommonWord(const GazetteerEntry& e) const;
+  size_t InventoryIndex(const Inventory* inv) const {
+    return static_cast<size_t>(inv - &ontology_->inventories()[0]);
+  }
 
   std::shared_ptr<const Ontology> ontology_;
   std::shared_ptr<const WordNet> wordnet_;
   std::shared_ptr<const SifEmbedder> embedder_;
+  LifterConfig config_;
   int dim_ = 0;
 
   // Synsets of the concepts' WordNet hook lemmas (all noun senses) -> concepts.
   std::unordered_map<uint64_t, std::vector<HookMatch>> lemma_hooks_, region_hooks_, topic_hooks_;
   mutable std::mutex cache_mu_;
   mutable std::unordered_map<uint64_t, SynsetInfo> info_cache_;  // bounded, see Info()
+  mutable std::unordered_map<std::string, std::vector<SynsetId>> senses_cache_;  // bounded
   std::vector<float> concept_vecs_;   // concepts x dim (zeros when nothing embeddable)
   std::vector<float> domain_vecs_;    // domains x dim
   std::unordered_map<std::string, std::vector<size_t>> cue_stems_;     // stem -> domains
   std::unordered_map<std::string, std::vector<size_t>> lexname_domains_;
   std::vector<bool> common_word_entity_;  // per gazetteer entry
   std::vector<std::vector<size_t>> concept_domains_;  // per concept: its inventory's domains
+  std::vector<size_t> concept_inventory_;             // per concept: index of its inventory
+  // Per concept: the WordNet lexnames of its inventory's domains (empty = any); a region or
+  // topic pointer only lifts a tail sense of one of these ("Yankee" is no dish of the USA).
+  std::vector<std::vector<std::string>> concept_lexnames_;
 };
 
 }  // namespace ontomem
