@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/dataset.h"
 #include "text/text.h"
 
@@ -199,6 +201,83 @@ TEST(IprSynth, RejectsBadConfig) {
   c = Config("test", 1);
   c.filler_path = "/nonexistent/locomo.json";
   EXPECT_FALSE(GenerateIpr(c, &out).ok());
+}
+
+// Recurring-preference mode (--recur): gold concept edges recur over distinct sessions, every
+// kind of recurring negative occurs, negatives never share a concept with the gold, and the
+// questions keep their labels.
+TEST(IprSynth, RecurModeLabelsGoldConceptsAndNegatives) {
+  IprConfig c = Config("dev", 60);
+  c.recur = 3;
+  std::string out, again;
+  ASSERT_TRUE(GenerateIpr(c, &out).ok());
+  ASSERT_TRUE(GenerateIpr(c, &again).ok());
+  EXPECT_EQ(out, again);
+  auto ds = ParseLocomo(out, "recur");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_TRUE(CheckKeywordFree(*ds).ok());
+  const auto doc = nlohmann::json::parse(out);
+  std::map<std::string, int> kinds;
+  size_t gold = 0;
+  for (const auto& s : doc) {
+    ASSERT_TRUE(s.contains("gold_concepts") && s.contains("promotion_negatives")) << s["sample_id"];
+    std::set<std::string> gold_concepts;
+    int sessions = 0;
+    for (const auto& [k, v] : s["conversation"].items())
+      if (k.rfind("session_", 0) == 0 && v.is_array()) ++sessions;
+    for (const auto& g : s["gold_concepts"]) {
+      ++gold;
+      EXPECT_EQ(g["head"], s["conversation"]["speaker_a"]);
+      const auto ss = g["sessions"].get<std::vector<int>>();
+      EXPECT_GE(ss.size(), 2u) << s["sample_id"];
+      for (int x : ss) EXPECT_TRUE(x >= 1 && x <= sessions);
+      const std::string concept_key = g["concept"];
+      EXPECT_EQ(g["relation"], concept_key.rfind("genre/", 0) == 0     ? "PREFERS_GENRE"
+                               : concept_key.rfind("cuisine/", 0) == 0 ? "PREFERS_CUISINE"
+                                                                      : "USES_TOOL_CATEGORY");
+      gold_concepts.insert(concept_key);
+    }
+    for (const auto& n : s["promotion_negatives"]) {
+      ++kinds[n["kind"].get<std::string>()];
+      EXPECT_FALSE(gold_concepts.count(n["concept"].get<std::string>())) << s["sample_id"] << " " << n.dump();
+      if (n["kind"] != "one_off" && n["kind"] != "mixed") EXPECT_GE(n["sessions"].size(), 2u);
+    }
+  }
+  EXPECT_GE(gold, doc.size() * 3 / 4);
+  for (const char* k : {"friend", "hypothetical", "past", "one_off", "mixed"}) EXPECT_GT(kinds[k], 0) << k;
+  // The default output carries none of it.
+  std::string plain;
+  ASSERT_TRUE(GenerateIpr(Config("dev", 3), &plain).ok());
+  EXPECT_EQ(plain.find("gold_concepts"), std::string::npos);
+  IprConfig bad = Config("dev", 1);
+  bad.recur = 9;
+  EXPECT_FALSE(GenerateIpr(bad, &plain).ok());
+}
+
+// A recurring preference names a different entity in each of its sessions.
+TEST(IprSynth, RecurModePositivesUseDifferentEntities) {
+  IprConfig c = Config("train", 30);
+  c.recur = 3;
+  std::string out;
+  ASSERT_TRUE(GenerateIpr(c, &out).ok());
+  const auto doc = nlohmann::json::parse(out);
+  size_t checked = 0;
+  for (const auto& s : doc) {
+    // Turns of the user with an entity fact, by session; the cue forms name the concept surface.
+    for (const auto& g : s["gold_concepts"]) {
+      std::set<std::string> tails;
+      for (int sess : g["sessions"].get<std::vector<int>>())
+        for (const auto& t : s["conversation"]["session_" + std::to_string(sess)]) {
+          if (t["speaker"] != s["conversation"]["speaker_a"] || !t.contains("facts")) continue;
+          for (const auto& f : t["facts"])
+            if (f["relation"] == "LIKES" && f["modality"] == "asserted")
+              tails.insert(t["text"].get<std::string>().substr(f["tail_begin"], f["tail_end"].get<size_t>() - f["tail_begin"].get<size_t>()));
+        }
+      EXPECT_GE(tails.size(), 2u) << s["sample_id"] << " " << g.dump();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20u);
 }
 
 // FROZEN TEST SPLIT. This hash pins the exact bytes of `ontomem bench gen-ipr --seed 20261202

@@ -19,11 +19,13 @@
 #include "bench/plot.h"
 #include "bench/prefeval_compose.h"
 #include "bench/train_scorer.h"
+#include "learn/promotion_train.h"
 #include "embed/lexicon_cli.h"
 #include "extract/train.h"
 #include "retrieve/scorer_weights.h"
 #include "mcp/mcp_server.h"
 #include "retrieve/domain_classifier_train.h"
+#include "ontology/lift_eval.h"
 #include "ontomem/memory.h"
 #include "server/api_json.h"
 #include "server/bad_input.h"
@@ -302,6 +304,7 @@ int main(int argc, char** argv) {
   genipr->add_option("--scale", ic.scale, "history scale: 1, 2, 4 or 8")->capture_default_str();
   genipr->add_option("--dialogues", ic.dialogues, "number of dialogues")->capture_default_str();
   genipr->add_option("--filler", ic.filler_path, "LoCoMo-format JSON whose turns serve as chit-chat")->capture_default_str();
+  genipr->add_option("--recur", ic.recur, "recurring-preference mode: sessions per recurring preference (0 = off; docs/promotion.md)")->capture_default_str();
   genipr->add_option("--out", ipr_out, "output file")->required();
 
   auto* compose = bench->add_subcommand("compose-prefeval", "compose PrefEval preferences into LoCoMo histories");
@@ -342,6 +345,16 @@ int main(int argc, char** argv) {
   train_sc->add_option("--step", tsc.step, "grid step of w_graph")->capture_default_str();
   train_sc->add_option("--k", tsc.bench.k, "cut-off k")->capture_default_str();
   train_sc->add_option("--lexicon", c.lexicon, "lexicon file");
+  auto* train_prom = train->add_subcommand("promotion", "fit the promotion gate on recurring-preference IPR-synth (docs/promotion.md)");
+  PromotionArgs tpa;
+  train_prom->add_option("--out", tpa.gate_path, "gate file (default: <repo>/models/promotion/gate.json)");
+  train_prom->add_option("--recur", tpa.recur, "sessions per recurring preference")->capture_default_str();
+  train_prom->add_option("--train-dialogues", tpa.train_dialogues, "IPR-synth train dialogues")->capture_default_str();
+  train_prom->add_option("--dev-dialogues", tpa.dev_dialogues, "IPR-synth dev dialogues (tau)")->capture_default_str();
+  train_prom->add_option("--seed", tpa.seed, "IPR-synth seed")->capture_default_str();
+  train_prom->add_option("--filler", tpa.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
+  train_prom->add_option("--l2", tpa.l2, "L2 penalty on the weights (0 = chosen on dev)")->capture_default_str();
+  train_prom->add_option("--lexicon", tpa.lexicon_path, "lexicon file");
   auto* eval = app.add_subcommand("eval", "evaluate the learned components on held-out data");
 
   eval->require_subcommand(1);
@@ -354,6 +367,27 @@ int main(int argc, char** argv) {
   eval_ex->add_flag("--llm", ea.llm, "verify with an OpenAI-compatible chat endpoint instead of the rules");
   eval_ex->add_option("--llm-url", ea.llm_options.base_url, "endpoint base URL")->capture_default_str();
   eval_ex->add_option("--llm-model", ea.llm_options.model, "model name")->capture_default_str();
+  auto* eval_prom = eval->add_subcommand("promotion", "promotion precision/recall, hand-set vs trained gate, on IPR-synth --recur");
+  PromotionArgs epa;
+  eval_prom->add_option("--gate", epa.gate_path, "gate file (default: <repo>/models/promotion/gate.json)");
+  eval_prom->add_option("--split", epa.splits, "dev and/or test")->capture_default_str();
+  eval_prom->add_option("--recur", epa.recur, "sessions per recurring preference")->capture_default_str();
+  eval_prom->add_option("--dev-dialogues", epa.dev_dialogues, "IPR-synth dev dialogues")->capture_default_str();
+  eval_prom->add_option("--test-dialogues", epa.test_dialogues, "IPR-synth test dialogues")->capture_default_str();
+  eval_prom->add_option("--seed", epa.seed, "IPR-synth seed")->capture_default_str();
+  eval_prom->add_option("--hand-tau", epa.hand_tau, "also the hand-set weights at this tau (train promotion prints the dev choice)");
+  eval_prom->add_option("--filler", epa.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
+  eval_prom->add_option("--lexicon", epa.lexicon_path, "lexicon file");
+  auto* eval_lift = eval->add_subcommand("lifter", "concept lifting precision/recall on data/annotations/lifting.jsonl");
+  EvalLifterArgs ela;
+  eval_lift->add_option("--split", ela.split, "dev, test or all")->capture_default_str();
+  eval_lift->add_option("--set", ela.lifting_path, "labelled lifting set (default: <repo>/data/annotations/lifting.jsonl)");
+  eval_lift->add_option("--locomo", ela.locomo_path, "LoCoMo dev file the LoCoMo items point into")->capture_default_str();
+  eval_lift->add_option("--lexicon", ela.lexicon_path, "lexicon file");
+  eval_lift->add_flag("--baseline", ela.baseline, "the lifter without its precision rules");
+  eval_lift->add_flag("--errors", ela.show_errors, "list every item with a wrong or missed concept");
+  eval_lift->add_option("--trace", ela.trace, "print the raw lifter hits of items whose id or tail contains this");
+  eval_lift->add_option("--timing-rounds", ela.timing_rounds, "passes timed for us/lift (0 = skip)")->capture_default_str();
 
   auto* eval_dom = eval->add_subcommand("domain", "domain/intent accuracy on IPR-synth and PrefEval questions vs DetectDomains");
   EvalDomainArgs eda;
@@ -552,6 +586,9 @@ int main(int argc, char** argv) {
     return st.ok() ? 0 : Fail(st);
   }
   if (*eval_ex) return extract::RunEvalExtractor(ea);
+  if (*eval_lift) return RunEvalLifter(ela);
+  if (*train_prom) return RunTrainPromotion(tpa);
+  if (*eval_prom) return RunEvalPromotion(epa);
   if (*train_dom) return RunTrainDomain(tda);
   if (*eval_dom) return RunEvalDomain(eda);
   if (*lbuild) return RunLexiconBuild(from, lout, int8);

@@ -68,7 +68,15 @@ struct Movie { std::string title, genre, alias; };
 struct Dish { std::string name, cuisine; int diet; uint32_t allergens; };
 struct Tool { std::string name, category; };
 
+// An entity's concept for the recurring-preference mode: the IPR surface ("sci-fi"), the
+// ontology concept ("genre/science_fiction", "" when the ontology has none) and the domain.
+struct EntityConcept {
+  std::string surface, concept_key;
+  int domain = 0;
+};
+
 struct Pools {
+  std::map<std::string, EntityConcept> concept_of;  // movie, dish and tool names
   std::vector<Movie> movies;
   std::vector<Dish> dishes;
   std::vector<Tool> tools;
@@ -80,7 +88,34 @@ struct Pools {
   std::vector<std::string> friend_like, disliked, used_to, hypo, question;
   std::vector<std::string> acks, chit_user, chit_partner, reactions, explicit_q, ellipsis;
   std::vector<std::string> query_cores[9], cues[9];
+  std::vector<std::string> recur_cues;
 };
+
+// The ontology concept ("inventory/id", data/ontology/ontology.json) of an IPR genre, cuisine or
+// tool category; "" when the ontology has no such concept (then nothing can be promoted right).
+std::string OntologyConcept(const std::string& inventory, const std::string& surface) {
+  static const std::map<std::string, std::string> kRenamed = {
+      {"genre:sci-fi", "science_fiction"}, {"genre:animated", "animation"},
+      {"cuisine:indonesian", "southeast_asian"}, {"cuisine:malaysian", "southeast_asian"},
+      {"cuisine:levantine", "middle_eastern"},
+      {"tool_category:kanban board", "project_management"}, {"tool_category:to-do list app", "task_manager"},
+      {"tool_category:note-taking app", "note_taking"}, {"tool_category:calendar app", "calendar"},
+      {"tool_category:time tracker", ""}, {"tool_category:habit tracker", ""},
+      {"tool_category:mind-mapping tool", ""}};
+  std::string key = surface;
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string id = key;
+  if (auto it = kRenamed.find(inventory + ":" + key); it != kRenamed.end()) id = it->second;
+  for (char& c : id) if (c == ' ' || c == '-') c = '_';
+  return id.empty() ? "" : inventory + "/" + id;
+}
+
+// The concept relation a liked entity of `concept` ("genre/romance") is promoted under.
+std::string ConceptRelationOf(const std::string& concept_key) {
+  if (concept_key.rfind("genre/", 0) == 0) return "PREFERS_GENRE";
+  if (concept_key.rfind("cuisine/", 0) == 0) return "PREFERS_CUISINE";
+  return "USES_TOOL_CATEGORY";
+}
 
 std::string Capitalise(std::string s) {
   if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
@@ -123,6 +158,10 @@ Pools BuildPools(int split) {
       for (size_t b = 0; b < suf.size(); ++b)
         p.tools.push_back({stem[a] + suf[b], cats[(a * 5 + b) % cats.size()]});
   }
+  for (const auto& m : p.movies) p.concept_of[m.title] = {m.genre, OntologyConcept("genre", m.genre), 0};
+  for (const auto& x : p.dishes) p.concept_of[x.name] = {x.cuisine, OntologyConcept("cuisine", x.cuisine), 1};
+  for (const auto& x : p.tools) p.concept_of[x.name] = {x.category, OntologyConcept("tool_category", x.category), 2};
+  p.recur_cues = Part(d::kRecurCueForms, split);
   p.habits = Part(d::kHabits, split);
   p.services = Part(d::kServices, split);
   p.nicknames = Part(d::kNicknames, split);
@@ -361,8 +400,10 @@ ojson FactsJson(const std::string& text, const std::vector<FactSpec>& facts) {
 
 class DialogueGen {
  public:
-  DialogueGen(const Pools& p, const Filler& f, int split, int scale, int index, uint64_t seed)
-      : p_(p), f_(f), split_(split), scale_(scale), index_(index),
+  DialogueGen(const Pools& p, const Filler& f, int split, int scale, int index, uint64_t seed, int recur)
+      : p_(p), f_(f), split_(split), scale_(scale), index_(index), recur_(recur),
+        rrng_(SplitMix64(seed ^ SplitMix64(0x7ec0 + static_cast<uint64_t>(split) * 65537ULL +
+                                           static_cast<uint64_t>(index)))),
         rng_(SplitMix64(seed ^ SplitMix64(0x1b0 + static_cast<uint64_t>(split) * 1000003ULL +
                                           static_cast<uint64_t>(index)))),
         frng_(SplitMix64(seed ^ SplitMix64(0x5ca1e + static_cast<uint64_t>(split) * 7919ULL +
@@ -388,6 +429,20 @@ class DialogueGen {
       case Kind::kPlatform: return p_.platform;
     }
     return p_.like;
+  }
+  // Recurring-preference mode: adds the recurring positive(s) and negatives to the sessions.
+  void AddRecurrence(int num_sessions, const std::string& user);
+  // "gold_concepts": concepts the user currently likes, evidenced in >= 2 sessions.
+  ojson GoldConcepts(const std::string& user) const;
+  // Records the session a like statement just added by AddBlock went to.
+  void RecordLike(const std::string& value, const std::vector<size_t>& sizes_before) {
+    for (size_t s = 0; s < sessions_.size(); ++s)
+      if (sessions_[s].blocks.size() != sizes_before[s]) user_likes_.push_back({value, static_cast<int>(s) + 1});
+  }
+  std::vector<size_t> BlockCounts() const {
+    std::vector<size_t> n;
+    for (const auto& s : sessions_) n.push_back(s.blocks.size());
+    return n;
   }
   // A value for slot `s` of `domain`, different from `avoid`; fills detail.
   std::string DrawValue(int domain, int s, const std::string& avoid, std::string* detail);
@@ -454,9 +509,12 @@ class DialogueGen {
 
   const Pools& p_;
   const Filler& f_;
-  int split_, scale_, index_;
+  int split_, scale_, index_, recur_;
+  Rng rrng_;  // recurring-preference mode only, so the default output never changes
   Rng rng_;   // structure: independent of scale, so every scale asks the same queries
   Rng frng_;  // filler: depends on scale
+  std::vector<std::pair<std::string, int>> user_likes_;  // (entity, session) the user likes now
+  ojson recur_negatives_ = ojson::array();
   std::vector<Session> sessions_;
   int domain_ = 0;
   SlotState slots_[4];
@@ -513,6 +571,109 @@ std::string DialogueGen::DrawValue(int domain, int s, const std::string& avoid, 
     }
     if (v != avoid) return v;
   }
+}
+
+void DialogueGen::AddRecurrence(int num_sessions, const std::string& user) {
+  const int n = std::min(recur_, num_sessions);
+  std::set<std::string> taken, profile_values;
+  for (const auto& st : slots_) profile_values.insert(st.value), profile_values.insert(st.old_value);
+  for (const auto& [v, s] : user_likes_)
+    if (auto it = p_.concept_of.find(v); it != p_.concept_of.end()) taken.insert(it->second.concept_key);
+  std::map<std::string, std::vector<std::string>> by_concept;  // this domain's concepts -> entities
+  for (const auto& [v, c] : p_.concept_of)
+    if (c.domain == domain_ && !c.concept_key.empty() && !profile_values.count(v)) by_concept[c.concept_key].push_back(v);
+  std::vector<std::string> concepts;
+  for (const auto& [c, ents] : by_concept)
+    if (!taken.count(c) && static_cast<int>(ents.size()) >= n) concepts.push_back(c);
+  rrng_.Shuffle(concepts);
+  size_t next = 0;
+  auto sessions = [&](int k) {
+    std::vector<int> s(static_cast<size_t>(num_sessions));
+    for (int i = 0; i < num_sessions; ++i) s[static_cast<size_t>(i)] = i + 1;
+    rrng_.Shuffle(s);
+    s.resize(static_cast<size_t>(k));
+    std::sort(s.begin(), s.end());
+    return s;
+  };
+  auto entity = [&](const std::string& c) {
+    std::vector<std::string>& ents = by_concept[c];
+    const size_t i = rrng_.Below(ents.size());
+    std::string v = ents[i];
+    ents.erase(ents.begin() + static_cast<long>(i));  // distinct entities per concept
+    return v;
+  };
+  // The entity with its concept named beside it ("the romance film The Velvet Harbor"): the
+  // lifter needs words of the concept in the turn, as people give them.
+  auto cued = [&](const std::string& v) {
+    const EntityConcept& c = p_.concept_of.at(v);
+    std::string surface = c.surface;
+    if (c.domain == 0 && surface != "period drama" && surface != "documentary") surface += " film";
+    if (c.domain == 1) surface += " dish";
+    std::string form = p_.recur_cues[rrng_.Below(p_.recur_cues.size())];
+    if (std::string("aeiouAEIOU").find(surface[0]) != std::string::npos)
+      if (auto pos = form.find("a {c}"); pos != std::string::npos && (pos == 0 || form[pos - 1] == ' ' || form[pos - 1] == '('))
+        form.replace(pos, 1, "an");
+    return Fill(form, {{"c", surface}, {"v", v}});
+  };
+  auto place = [&](int session, Item it) {
+    std::vector<Item> block{std::move(it)};
+    if (rrng_.Chance(50)) { Item a; a.user = false; a.text = rrng_.Pick(p_.acks); a.annotated = true; block.push_back(a); }
+    auto& blocks = sessions_[static_cast<size_t>(session - 1)].blocks;
+    blocks.insert(blocks.begin() + static_cast<long>(rrng_.Below(blocks.size() + 1)), std::move(block));
+  };
+  auto stmt = [&](const std::vector<std::string>& cores, const std::map<std::string, std::string>& vars) {
+    return Compose(rrng_, p_.stmt_open, Fill(rrng_.Pick(cores), vars), p_.stmt_close);
+  };
+  // kind: positive | one_off | mixed (the user's current likes); friend | hypothetical | past.
+  auto add = [&](const std::string& kind) {
+    const bool single = kind == "one_off";
+    const int count = single ? 1 : n;
+    std::vector<std::string> cs;
+    for (int i = 0; i < (kind == "mixed" ? count : 1); ++i)
+      if (next < concepts.size()) cs.push_back(concepts[next++]);
+    if (cs.empty() || (kind == "mixed" && static_cast<int>(cs.size()) < count)) return;
+    std::string friend_name;
+    do friend_name = rrng_.Pick(p_.names); while (friend_name == user);
+    const std::string rel = rrng_.Pick(All(d::kRelations));
+    const std::vector<int> ss = sessions(count);
+    for (int i = 0; i < count; ++i) {
+      const std::string v = entity(cs[kind == "mixed" ? static_cast<size_t>(i) : 0]);
+      const std::string said = cued(v);
+      Item it;
+      if (kind == "positive" || single || kind == "mixed") {
+        it.text = stmt(p_.like, {{"v", said}});
+        Annotate(&it, Kind::kLike, v);
+        user_likes_.push_back({v, ss[static_cast<size_t>(i)]});
+      } else {
+        const int dk = kind == "friend" ? 0 : kind == "past" ? 2 : 3;
+        const std::vector<std::string>& cores = dk == 0 ? p_.friend_like : dk == 2 ? p_.used_to : p_.hypo;
+        it.text = stmt(cores, {{"v", said}, {"friend", friend_name}, {"rel", rel}});
+        AnnotateDistractor(&it, dk, v, friend_name);
+      }
+      place(ss[static_cast<size_t>(i)], std::move(it));
+    }
+    if (kind == "positive") return;  // in gold_concepts
+    for (size_t i = 0; i < cs.size(); ++i)
+      recur_negatives_.push_back({{"kind", kind}, {"relation", ConceptRelationOf(cs[i])}, {"concept", cs[i]},
+                                  {"sessions", kind == "mixed" ? std::vector<int>{ss[i]} : ss}});
+  };
+  add("positive");
+  if (rrng_.Chance(40)) add("positive");
+  for (const char* kind : {"friend", "hypothetical", "past", "one_off", "mixed"})
+    if (rrng_.Chance(70)) add(kind);
+}
+
+ojson DialogueGen::GoldConcepts(const std::string& user) const {
+  std::map<std::string, std::set<int>> sessions;  // concept -> sessions of current likes
+  for (const auto& [v, s] : user_likes_)
+    if (auto it = p_.concept_of.find(v); it != p_.concept_of.end() && !it->second.concept_key.empty())
+      sessions[it->second.concept_key].insert(s);
+  ojson out = ojson::array();
+  for (const auto& [c, ss] : sessions)
+    if (ss.size() >= 2)
+      out.push_back({{"head", user}, {"relation", ConceptRelationOf(c)}, {"concept", c},
+                     {"sessions", std::vector<int>(ss.begin(), ss.end())}});
+  return out;
 }
 
 bool DialogueGen::Generate(ojson* out, int attempt) {
@@ -586,6 +747,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       upd.annotated = true;
       upd.facts = {{RelationOf(k), st.value, "asserted", ""}, {RelationOf(k), st.old_value, "past", ""}};
       AddBlock(n, WithAck(upd, acks && rng_.Chance(60)));
+      if (k == Kind::kLike) user_likes_.push_back({st.value, n});
     } else if (st.aliased) {
       const int i = num_sessions >= 3 && rng_.Chance(25) ? 2 : 1;
       const int n = rng_.Range(i + 1, num_sessions);
@@ -602,6 +764,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       like.gold_for = {s};
       Annotate(&like, Kind::kLike, st.alias);
       AddBlock(n, WithAck(like, acks && rng_.Chance(60)));
+      user_likes_.push_back({st.value, n});
     } else {
       const int sess = cold || rng_.Chance(60) ? 1 : rng_.Range(1, last);
       Item stmt;
@@ -609,6 +772,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       stmt.gold_for = {s};
       Annotate(&stmt, k, st.value);
       AddBlock(sess, WithAck(stmt, acks && rng_.Chance(60)));
+      if (k == Kind::kLike) user_likes_.push_back({st.value, sess});
     }
   }
 
@@ -641,7 +805,9 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       Item it;
       it.text = Stmt(CoresFor(k), {{"v", v}});
       Annotate(&it, k, v);
+      const std::vector<size_t> before = BlockCounts();
       AddBlock(rng_.Range(1, num_sessions), WithAck(it, rng_.Chance(50)));
+      if (k == Kind::kLike) RecordLike(v, before);
     }
   }
 
@@ -671,6 +837,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
       blocks.insert(blocks.begin() + static_cast<long>(frng_.Below(blocks.size() + 1)), std::vector<Item>{f});
     }
   }
+  if (recur_ > 0 && !cold) AddRecurrence(num_sessions, user);
 
   // Flatten to turns, assign speakers to filler (alternate) and ids.
   struct Out {
@@ -863,6 +1030,10 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
   sample["ipr_profile"] = std::move(profile);
   sample["history_scale"] = scale_;  // lets `ontomem bench --plot` draw recall against scale
   if (attempt > 0) sample["ipr_profile"]["generation_attempt"] = attempt;
+  if (recur_ > 0) {
+    sample["gold_concepts"] = GoldConcepts(user);
+    sample["promotion_negatives"] = recur_negatives_;
+  }
   *out = std::move(sample);
   return true;
 }
@@ -874,6 +1045,8 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
   if (split < 0) return Status::InvalidArgument("gen-ipr: --split must be train, dev or test, got '" + config.split + "'");
   if (config.scale != 1 && config.scale != 2 && config.scale != 4 && config.scale != 8)
     return Status::InvalidArgument(fmt::format("gen-ipr: --scale must be 1, 2, 4 or 8, got {}", config.scale));
+  if (config.recur < 0 || config.recur > 7)
+    return Status::InvalidArgument(fmt::format("gen-ipr: --recur must be in 0..7 (sessions), got {}", config.recur));
   if (config.dialogues < 1 || config.dialogues > 100000)
     return Status::InvalidArgument(fmt::format("gen-ipr: --dialogues must be in 1..100000, got {}", config.dialogues));
   const Pools pools = BuildPools(split);
@@ -885,7 +1058,7 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
     for (int attempt = 0; attempt < 50 && !done; ++attempt) {
       // Retry with a derived seed (still deterministic).
       DialogueGen gen(pools, *filler, split, config.scale, i,
-                      config.seed + static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ULL);
+                      config.seed + static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ULL, config.recur);
       ojson sample;
       if (gen.Generate(&sample, attempt)) {
         doc.push_back(std::move(sample));
@@ -964,7 +1137,7 @@ IprInventory IprSplitInventory(const std::string& split_name) {
       &p.stmt_open, &p.stmt_close, &p.query_open, &p.query_close, &p.like, &p.aversion, &p.allergy,
       &p.diet, &p.habit, &p.schedule, &p.company, &p.platform, &p.upd_like, &p.upd_diet, &p.alias_intro,
       &p.friend_like, &p.disliked, &p.used_to, &p.hypo, &p.question, &p.acks, &p.chit_user,
-      &p.chit_partner, &p.reactions, &p.explicit_q, &p.ellipsis};
+      &p.chit_partner, &p.reactions, &p.explicit_q, &p.ellipsis, &p.recur_cues};
   for (const auto* l : lists) inv.templates.insert(inv.templates.end(), l->begin(), l->end());
   for (int q = 0; q < 9; ++q) {
     inv.templates.insert(inv.templates.end(), p.query_cores[q].begin(), p.query_cores[q].end());

@@ -19,6 +19,12 @@ struct IprConfig {
   // LoCoMo file whose turns (this split's fifth of them) are used as chit-chat filler;
   // empty = generated chit-chat only. Never copied into the repo.
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
+  // Recurring-preference mode (docs/promotion.md): > 0 adds, in a separate random stream, a
+  // preference evidenced in up to `recur` sessions by different entities of one concept, and
+  // recurring negatives (a friend's taste, hypotheticals, past likes, one-off and mixed-concept
+  // likes); each sample then carries "gold_concepts" and "promotion_negatives". 0 = the frozen
+  // output, byte for byte.
+  int recur = 0;
 };
 
 // The documented seed of the frozen splits.

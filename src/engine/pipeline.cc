@@ -7,6 +7,7 @@
 #include "embed/sif_embedder.h"
 #include "extract/extractor.h"
 #include "extract/resources.h"
+#include "graph/promotion_gate.h"
 #include "ontology/wordnet.h"
 #include "retrieve/domain_classifier.h"
 
@@ -139,6 +140,8 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
     return std::vector<std::string>{};
   };
   fp.policy = MakeGraphPolicy(fp.ontology, fp.lifter, options.promote_private_categories);
+  // The trained promotion gate when there is one (docs/promotion.md), else the hand-set weights.
+  if (auto gate = LoadDefaultPromotionGate(options.models_dir, &fp.policy); !gate.ok()) return gate.status();
   for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;
 }

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "graph/alias.h"
+#include "graph/promotion_gate.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -248,7 +249,7 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
   const std::string cid = ConceptId(c.inventory, c.concept_id);
 
   // Support: current assertion edges head -relation-> entity with entity INSTANCE_OF concept.
-  double support = 0, recency = 0, compat = 0;
+  double support = 0, recency = 0, compat = 0, weight = 0, entities = 0, top = 0;
   std::set<std::string> sessions;
   std::vector<std::string> turns, akeys;
   std::unordered_set<std::string> seen_turns, seen_akeys;
@@ -265,6 +266,12 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
     const double age = now > 0 && e->recorded_at > 0 ? static_cast<double>(now - e->recorded_at) : 0.0;
     recency += n * std::exp2(-std::max(age, 0.0) / half_life_ms);
     compat += cit->score * n;
+    weight += e->weight;
+    entities += 1;
+    // Whether this concept is the entity's best in its inventory, not a near-tie neighbour.
+    bool best = true;
+    for (const LiftedConcept& k : lit->second) best &= k.inventory != c.inventory || k.score <= cit->score;
+    top += best ? 1 : 0;
     if (auto s = sessions_.find(e->key); s != sessions_.end()) sessions.insert(s->second.begin(), s->second.end());
     AppendUnseen(e->source_turns, &seen_turns, &turns);
     AppendUnseen(e->assertion_keys, &seen_akeys, &akeys);
@@ -275,11 +282,11 @@ void MemoryGraph::ConsiderPromotion(const std::string& head, const std::string& 
     return;
   }
   compat /= support;
-  const auto& w = policy.promotion_weights;
-  const double x[5] = {1.0, std::log1p(support), recency, static_cast<double>(sessions.size()) - 1.0, compat};
-  double z = 0;
-  for (size_t i = 0; i < 5 && i < w.size(); ++i) z += w[i] * x[i];
-  const float score = static_cast<float>(1.0 / (1.0 + std::exp(-z)));
+  const PromotionSignals x = {1.0, std::log1p(support), recency, static_cast<double>(sessions.size()) - 1.0,
+                              compat, std::log1p(entities), weight / entities, top / entities};
+  const float score = static_cast<float>(PromotionScore(policy.promotion_weights, x));
+  if (PromotionTrace::active())
+    PromotionTrace::Report({head, crel, cid, x, static_cast<int>(sessions.size()), score});
 
   if (score < policy.promotion_tau || static_cast<int>(sessions.size()) < policy.min_sessions) {
     if (existing) EndEdge(existing, now, dirty);

@@ -253,6 +253,9 @@ IPR_LIST(kAliasIntroCores, "so you know what I mean later, {v} is {alias}",
          "{v}, also known as {alias} in my family", "we renamed {v} {alias} years ago",
          "{friend} started calling {v} {alias}", "shorthand: {alias} means {v}",
          "{v} got the nickname {alias} from my {rel}", "for reference, {alias} equals {v}")
+IPR_LIST(kRecurCueForms, "the {c} {v}", "that {c} {v}", "{v}, the {c}", "{v} (a {c})",
+         "this {c}, {v}", "the {c} called {v}", "{v}, a {c}", "{v} - such a {c} -",
+         "{v}, a proper {c}", "{v} (the {c})")
 IPR_LIST(kFriendLikeCores, "my {rel} {friend} is obsessed with {v}",
          "{friend}, my {rel}, won't shut up about {v}",
          "my {rel} swears {v} is the best thing ever, not my cup of tea though",

@@ -56,6 +56,8 @@ extern const StrList kLikeCores, kAversionCores, kAllergyCores, kDietCores, kHab
 extern const StrList kUpdateLikeCores, kUpdateDietCores, kAliasIntroCores;
 extern const StrList kFriendLikeCores, kDislikedOnceCores, kUsedToCores, kHypotheticalCores,
     kQuestionCores;
+// Recurring-preference mode: how a concept is named next to an entity ("the {c} {v}").
+extern const StrList kRecurCueForms;
 extern const StrList kAcks, kChitChatUser, kChitChatPartner, kReactions;
 extern const StrList kExplicitCores, kEllipsisCores;
 // Query cores and ellipsis cue lines per query type (index = query type, see ipr_synth.cc).
