@@ -163,6 +163,12 @@ TEST_F(RetrievalMethodsTest, FeedbackFeedsTheProfileViewAndSurvivesReopen) {
   so.k = 43;
   so.method = Method::kFull;
   so.asker = "Ana";
+  // The 40 errands tie on every view and share one calibrated rank above the festival turn;
+  // a profile weight that can outweigh such a block shows the mechanism (the default 0.1 moves
+  // a turn past neighbours, not past a block that scores 0.25 higher).
+  RetrieverConfig rc;
+  rc.w_profile = 0.5f;
+  mem_->set_retriever_config(rc);
   auto before = Search("what should I watch", so);
   auto rank_of = [](const SearchResult& r, const std::string& id) {
     for (size_t i = 0; i < r.hits.size(); ++i)
@@ -191,6 +197,7 @@ TEST_F(RetrievalMethodsTest, FeedbackFeedsTheProfileViewAndSurvivesReopen) {
   ASSERT_TRUE(store.ok());
   mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
   SetPipeline();
+  mem_->set_retriever_config(rc);
   auto reopened = Search("what should I watch", so);
   ASSERT_EQ(reopened.hits.size(), after.hits.size());
   for (size_t i = 0; i < after.hits.size(); ++i) {

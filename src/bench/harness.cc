@@ -68,6 +68,13 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "tail_similarity_share") r->tail_similarity_share = v;
   else if (name == "graph_min_weight") r->graph_min_weight = v;
   else if (name == "rank_unify") r->rank_unify = v != 0;
+  else if (name == "graph_rank_k") r->graph_rank_k = v;
+  else if (name == "unify_max") r->unify_max = v;
+  else if (name == "dense_rank_k") r->dense_rank_k = v;
+  else if (name == "graph_habits") {
+    if (v == 0) r->graph_relations.erase("HAS_HABIT");
+    else r->graph_relations.insert("HAS_HABIT");
+  }
   else if (name == "graph_top_n") r->graph_top_n = static_cast<size_t>(v);
   else if (name == "graph_all_relations") {
     if (v != 0) r->graph_relations.clear();
@@ -318,6 +325,20 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
                       {"route", res->route}, {"uncertainty", res->uncertainty},
                       {"domains", res->query_domains}, {"pathology", q.pathology}};
             if (q.implicit.has_value()) line["implicit"] = *q.implicit;
+            // Where each gold turn ranks in full, and what brought it there.
+            SearchOptions all = so;
+            all.k = 1000;
+            auto full = mem.Search(key, q.question, all);
+            if (!full.ok()) return full.status().WithContext(fmt::format("{}: dump {}", path, s.sample_id));
+            json golds = json::array();
+            for (size_t r = 0; r < full->hits.size(); ++r) {
+              const Hit& h = full->hits[r];
+              if (std::find(gold.begin(), gold.end(), h.turn.turn.id) == gold.end()) continue;
+              golds.push_back({{"id", h.turn.turn.id}, {"rank", r + 1}, {"score", h.score},
+                               {"dense_rank", h.dense_rank}, {"bm25_rank", h.bm25_rank},
+                               {"graph", h.graph_score}, {"path", h.path}, {"text", h.turn.turn.text}});
+            }
+            line["gold_ranks"] = golds;
             dump << line.dump() << "\n";
           }
           double r = RecallAtK(ranked, gold, k), g = NdcgAtK(ranked, gold, k), p = PrecisionAtK(ranked, gold, k);

@@ -486,11 +486,21 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         final_scores.assign(n, 0.0f);
         if (config.rank_unify) {
           std::vector<float> rank_g(n, 0.0f), rank_d(n, 0.0f);
-          auto by_graph = TopK(s_graph, n, /*require_positive=*/true);
-          for (size_t r = 0; r < by_graph.size(); ++r) rank_g[by_graph[r]] = 60.0f / (60.0f + r);
-          auto by_dense = TopK(fused, n, false);
-          for (size_t r = 0; r < by_dense.size(); ++r) rank_d[by_dense[r]] = 60.0f / (60.0f + r);
-          for (size_t i = 0; i < n; ++i) final_scores[i] = w_graph * rank_g[i] + config.w_dense * rank_d[i];
+          // Tied scores share a rank, so the order of equal turns is not mistaken for evidence.
+          auto calibrate = [](const std::vector<float>& s, const std::vector<int32_t>& order, float k,
+                              std::vector<float>* out) {
+            size_t rank = 0;
+            for (size_t r = 0; r < order.size(); ++r) {
+              if (r > 0 && s[order[r]] != s[order[r - 1]]) rank = r;
+              (*out)[order[r]] = k / (k + static_cast<float>(rank));
+            }
+          };
+          calibrate(s_graph, TopK(s_graph, n, /*require_positive=*/true), config.graph_rank_k, &rank_g);
+          calibrate(fused, TopK(fused, n, false), config.dense_rank_k, &rank_d);
+          for (size_t i = 0; i < n; ++i) {
+            const float g = w_graph * rank_g[i], d = config.w_dense * rank_d[i];
+            final_scores[i] = config.unify_max * std::max(g, d) + (1 - config.unify_max) * (g + d);
+          }
         } else {
           for (size_t i = 0; i < n; ++i) final_scores[i] = w_graph * s_graph[i] + config.w_dense * Sigmoid(fused[i]);
         }

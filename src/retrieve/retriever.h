@@ -43,6 +43,14 @@ struct RetrieverConfig {
   // Calibrate the graph and fused views by rank before the weighted sum (true) or use the
   // graph score and the sigmoid of the fused z-score (false).
   bool rank_unify = true;
+  // Rank constants of the calibration (k / (k + rank)) for the graph and the fused view, and
+  // the share of max over sum when combining them (1: the top k interleaves both views' best
+  // candidates; 0: the weighted sum rewards turns both views rank well). With RRF's 60 and a
+  // pure sum, a user's ~160 edges at 8x history all count about the same, and a filler edge
+  // that dense also ranks middling beat the graph's best candidate; 10 and 0.5 keep each
+  // view's top few (IPR dev 8x 0.438 -> 0.512, 1x 0.750 -> 0.753; docs/RESULTS.md session 4).
+  float graph_rank_k = 10.0f, dense_rank_k = 10.0f;
+  float unify_max = 0.5f;
   // Share of the cue's similarity to the edge's tail label in the graph relevance (the rest is
   // the similarity to the edge's source turn).
   float tail_similarity_share = 0.5f;
