@@ -103,9 +103,9 @@ struct GraphPolicy {
   int min_sessions = 2;                   // distinct sessions behind a promotion
   size_t max_promoted_edges = 500;        // per-user quota
   double recency_half_life_days = 90;
-  // Promotion classifier: logistic over [1, log(1+support), recency-weighted support,
-  // distinct sessions - 1, mean lift score]. Hand-set defaults: two sessions of one clear
-  // statement (confidence ~0.9, lift ~0.8) pass tau 0.7, one session does not. Not yet trained.
+  // Promotion classifier: logistic over the signals of graph/promotion_gate.h. These hand-set
+  // weights (first five signals: two sessions of one clear statement pass tau 0.7, one session
+  // does not) apply only without models/promotion/gate.json (`ontomem train promotion`).
   std::vector<float> promotion_weights = {-4.0f, 1.2f, 0.8f, 1.5f, 3.0f};
 };
 
