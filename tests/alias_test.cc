@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "graph/alias_eval.h"
 #include "graph/memory_graph.h"
 
 namespace ontomem {
@@ -15,7 +18,7 @@ TEST(Alias, SignalsAreIndependent) {
   EXPECT_TRUE(ev.stated);
   EXPECT_EQ(ev.count(), 2);
   EXPECT_TRUE(AliasSignals("titanc", "titanic", "", nullptr).near_spelling);
-  EXPECT_TRUE(AliasSignals("breaking bad", "breaking bad season two", "", nullptr).containment);
+  EXPECT_TRUE(AliasSignals("shawshank", "shawshank redemption", "", nullptr).containment);
   EXPECT_FALSE(AliasSignals("cat", "car", "", nullptr).near_spelling);  // too short to call a typo
   auto gaz = [](const std::string& a, const std::string& b) {
     return (a == "nyc" && b == "new york") || (a == "new york" && b == "nyc");
@@ -31,6 +34,86 @@ TEST(Alias, ResolveMergesOnlyOnAgreement) {
   EXPECT_EQ(ResolveAlias("lotr", "we call lord of the rings LOTR for short", known, nullptr), "lord of the rings");
   EXPECT_EQ(ResolveAlias("star wars", "", known, nullptr), "");  // already known
   EXPECT_EQ(ResolveAlias("star trek", "", known, nullptr), "");
+}
+
+TEST(Alias, InstalmentsAreNotContained) {
+  EXPECT_FALSE(AliasSignals("toy story 3", "toy story", "", nullptr).containment);
+  EXPECT_FALSE(AliasSignals("breaking bad season two", "breaking bad", "", nullptr).containment);
+  EXPECT_FALSE(AliasSignals("godfather part ii", "godfather", "", nullptr).containment);
+  // "toy story 3" is a typo's distance from "toy story": still one vote, so the sequel stays apart.
+  EXPECT_EQ(ResolveAlias("toy story 3", "Toy Story 3 made me cry", {"toy story"}, nullptr), "");
+}
+
+TEST(Alias, SpellingAndContainmentAreOneVote) {
+  const auto ev = AliasSignals("aliens", "alien", "", nullptr);  // one stem, one letter apart
+  EXPECT_TRUE(ev.containment);
+  EXPECT_TRUE(ev.near_spelling);
+  EXPECT_EQ(ev.count(), 1);
+  EXPECT_EQ(ResolveAlias("aliens", "Aliens is more action than horror", {"alien"}, nullptr), "");
+}
+
+TEST(Alias, InitialismMustBeWrittenAsOne) {
+  auto gaz = [](const std::string& a, const std::string& b) {
+    return (a == "la" && b == "los angeles") || (a == "los angeles" && b == "la");
+  };
+  EXPECT_FALSE(AliasSignals("la", "los angeles", "La La Land is on Netflix", gaz).initialism);
+  EXPECT_TRUE(AliasSignals("la", "los angeles", "Moving to LA next spring", gaz).initialism);
+  EXPECT_EQ(ResolveAlias("la", "La La Land is on Netflix", {"los angeles"}, gaz), "");
+  EXPECT_EQ(ResolveAlias("la", "Moving to LA next spring", {"los angeles"}, gaz), "los angeles");
+}
+
+TEST(Alias, StatedNeedsWholeWords) {
+  // "uk" inside "Ukraine" is no mention of it.
+  EXPECT_FALSE(AliasSignals("uk", "united kingdom", "Ukraine (not the united kingdom)", nullptr).stated);
+  EXPECT_TRUE(AliasSignals("uk", "united kingdom", "the United Kingdom (UK) in May", nullptr).stated);
+}
+
+TEST(AliasEval, CountsMergesAndSignals) {
+  auto gaz = [](const std::string& a, const std::string& b) {
+    return (a == "lotr" && b == "lord of the rings") || (a == "lord of the rings" && b == "lotr");
+  };
+  std::vector<AliasPair> pairs = {
+      {"A1", "dev", "initialism", "The Lord of the Rings", "LOTR", "Rewatched LOTR", true},  // merged: tp
+      {"A2", "dev", "typo", "titanic", "Titanc", "Watched Titanc", true},                   // one vote: fn
+      {"A3", "dev", "normalised", "The Notebook", "a notebook", "a paper notebook", false},  // one key: fp
+      {"A4", "dev", "sequel", "toy story", "Toy Story 3", "Toy Story 3 rocks", false},      // kept: tn
+  };
+  const AliasReport r = EvaluateAliases(pairs, gaz, 2);
+  EXPECT_EQ(r.pairs, 4);
+  EXPECT_EQ(r.positives, 2);
+  EXPECT_EQ(r.normalised, 1);
+  EXPECT_EQ(r.merge.tp, 1);
+  EXPECT_EQ(r.merge.fp, 1);
+  EXPECT_EQ(r.merge.fn, 1);
+  EXPECT_EQ(r.signal.at("initialism").tp, 1);
+  EXPECT_EQ(r.signal.at("same_entity").tp, 1);
+  EXPECT_EQ(r.signal.at("near_spelling").tp, 1);  // titanc
+  EXPECT_EQ(r.signal.at("near_spelling").fp, 1);  // toy story 3
+  EXPECT_EQ(r.signal.at("stated").fn, 2);
+  EXPECT_EQ(r.by_kind.at("typo").fn, 1);
+  EXPECT_EQ(r.errors.size(), 2u);
+  // A higher bar merges nothing.
+  EXPECT_EQ(EvaluateAliases(pairs, gaz, 3).merge.tp, 0);
+}
+
+TEST(AliasEval, LoadsWrittenPairsAndRejectsBadOnes) {
+  const std::string path = ::testing::TempDir() + "/alias_pairs.jsonl";
+  {
+    std::ofstream f(path);
+    f << R"({"id":"A001","split":"dev","source":"written","known":"new york","new":"NYC","text":"NYC in May","same":true,"kind":"initialism"})"
+      << "\n";
+  }
+  auto pairs = LoadAliasSet(path, "");
+  ASSERT_TRUE(pairs.ok()) << pairs.status().ToString();
+  ASSERT_EQ(pairs->size(), 1u);
+  EXPECT_EQ((*pairs)[0].mention, "NYC");
+  EXPECT_TRUE((*pairs)[0].same);
+  {
+    std::ofstream f(path);
+    f << R"({"id":"A001","split":"train","source":"written","known":"a","new":"b","text":"b","same":false,"kind":"x"})"
+      << "\n";
+  }
+  EXPECT_FALSE(LoadAliasSet(path, "").ok());
 }
 
 TEST(Alias, GraphKeepsOneEntityAndAnAliasEdge) {

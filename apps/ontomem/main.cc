@@ -25,6 +25,7 @@
 #include "retrieve/scorer_weights.h"
 #include "mcp/mcp_server.h"
 #include "retrieve/domain_classifier_train.h"
+#include "graph/alias_eval.h"
 #include "ontology/lift_eval.h"
 #include "ontomem/memory.h"
 #include "server/api_json.h"
@@ -388,6 +389,13 @@ int main(int argc, char** argv) {
   eval_lift->add_flag("--errors", ela.show_errors, "list every item with a wrong or missed concept");
   eval_lift->add_option("--trace", ela.trace, "print the raw lifter hits of items whose id or tail contains this");
   eval_lift->add_option("--timing-rounds", ela.timing_rounds, "passes timed for us/lift (0 = skip)")->capture_default_str();
+  auto* eval_alias = eval->add_subcommand("alias", "alias-merge precision/recall on data/annotations/alias.jsonl");
+  EvalAliasArgs eal;
+  eval_alias->add_option("--split", eal.split, "dev, test or all")->capture_default_str();
+  eval_alias->add_option("--set", eal.set_path, "labelled pairs (default: <repo>/data/annotations/alias.jsonl)");
+  eval_alias->add_option("--locomo", eal.locomo_path, "LoCoMo dev file the LoCoMo pairs point into")->capture_default_str();
+  eval_alias->add_option("--min-signals", eal.min_signals, "signals needed to merge (0 = the graph default)")->capture_default_str();
+  eval_alias->add_flag("--errors", eal.show_errors, "list every wrongly merged or wrongly kept pair");
 
   auto* eval_dom = eval->add_subcommand("domain", "domain/intent accuracy on IPR-synth and PrefEval questions vs DetectDomains");
   EvalDomainArgs eda;
@@ -587,6 +595,7 @@ int main(int argc, char** argv) {
   }
   if (*eval_ex) return extract::RunEvalExtractor(ea);
   if (*eval_lift) return RunEvalLifter(ela);
+  if (*eval_alias) return RunEvalAlias(eal);
   if (*train_prom) return RunTrainPromotion(tpa);
   if (*eval_prom) return RunEvalPromotion(epa);
   if (*train_dom) return RunTrainDomain(tda);

@@ -1,6 +1,7 @@
 #include "graph/alias.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "text/text.h"
@@ -32,6 +33,38 @@ int EditDistance(const std::string& a, const std::string& b) {
   return d[n][m];
 }
 
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// First occurrence of `w` in `t` as whole words ("la" is not found in "land"), or npos.
+size_t FindWord(const std::string& t, const std::string& w) {
+  for (size_t p = t.find(w); p != std::string::npos; p = t.find(w, p + 1)) {
+    const bool left = p == 0 || !IsWordChar(t[p - 1]);
+    const bool right = p + w.size() >= t.size() || !IsWordChar(t[p + w.size()]);
+    if (left && right) return p;
+  }
+  return std::string::npos;
+}
+
+// Where the turn writes the short form, it must look like one: at least two capitals
+// ("LOTR", "GoT"), not a word ("La La Land", "got").
+bool WrittenAsInitialism(const std::string& shorty, const std::string& text) {
+  const size_t p = FindWord(text::AsciiLower(text), shorty);
+  if (p == std::string::npos) return true;  // not in this turn: nothing to contradict it
+  int caps = 0;
+  for (size_t i = p; i < p + shorty.size(); ++i) caps += std::isupper(static_cast<unsigned char>(text[i])) != 0;
+  return caps >= 2;
+}
+
+// Sequel and part markers: "toy story 3", "godfather part ii", "breaking bad season two".
+bool IsInstalmentWord(const std::string& w) {
+  static const std::set<std::string> kWords = {"part", "season", "seri", "vol", "volum", "chapter", "episod",
+                                               "book", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix",
+                                               "x", "two", "three", "four", "five", "six", "seven", "eight",
+                                               "nine", "ten"};
+  return std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
+         kWords.count(w) > 0;
+}
+
 bool IsInitialismOf(const std::string& shorty, const std::vector<std::string>& long_words) {
   if (shorty.size() < 2 || shorty.size() > 8 || long_words.size() < 2) return false;
   if (shorty.find(' ') != std::string::npos) return false;
@@ -41,7 +74,7 @@ bool IsInitialismOf(const std::string& shorty, const std::vector<std::string>& l
 // "X, aka Y", "X (Y)", "we call it Y", "Y for short", "short for X", "also known as".
 bool StatedInText(const std::string& a, const std::string& b, const std::string& text) {
   const std::string t = text::AsciiLower(text);
-  const size_t pa = t.find(a), pb = t.find(b);
+  const size_t pa = FindWord(t, a), pb = FindWord(t, b);
   if (pa == std::string::npos || pb == std::string::npos || a == b) return false;
   // The two mentions must be close; the cue may sit between them or just around them
   // ("we call X Y for short").
@@ -66,7 +99,8 @@ AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, con
   const std::string a = text::AsciiLower(a_in), b = text::AsciiLower(b_in);
   if (a.empty() || b.empty() || a == b) return ev;
   const auto wa = text::Tokenize(a), wb = text::Tokenize(b);
-  ev.initialism = IsInitialismOf(a, wb) || IsInitialismOf(b, wa);
+  ev.initialism = (IsInitialismOf(a, wb) && WrittenAsInitialism(a, text)) ||
+                  (IsInitialismOf(b, wa) && WrittenAsInitialism(b, text));
   // Containment on content words; a bare generic word ("movie") is too weak on its own.
   const auto ca = text::ContentTerms(a), cb = text::ContentTerms(b);
   const std::set<std::string> sa(ca.begin(), ca.end()), sb(cb.begin(), cb.end());
@@ -75,7 +109,10 @@ AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, con
   if (!small.empty() && small != big && std::includes(big.begin(), big.end(), small.begin(), small.end())) {
     size_t chars = 0;
     for (const auto& w : small) chars += w.size();
-    ev.containment = chars >= 4;
+    // What the longer adds must not be an instalment: "toy story 3" is not "toy story".
+    bool instalment = true;
+    for (const auto& w : big) instalment = instalment && (small.count(w) || IsInstalmentWord(w));
+    ev.containment = chars >= 4 && !instalment;
   }
   if (!small.empty() && small == big && a != b) ev.containment = true;  // differ only in stop words
   const int dist = EditDistance(a, b);

@@ -15,7 +15,9 @@ struct AliasEvidence {
   bool near_spelling = false;  // a typo away ("titanc" / "titanic")
   bool same_entity = false;    // an outside resolver (the gazetteer) maps both to one entity
   bool stated = false;         // the turn says so: "X, aka Y", "we call it Y", "Y (short for X)"
-  int count() const { return initialism + containment + near_spelling + same_entity + stated; }
+  // Containment and near spelling both read the same two strings ("toy story" / "toy story 3"
+  // is both): together they are one vote.
+  int count() const { return initialism + (containment || near_spelling) + same_entity + stated; }
 };
 
 // Which signals link `a` and `b` (lower-case tails) given the turn `text` that mentions `a`.
