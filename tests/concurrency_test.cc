@@ -3,6 +3,7 @@
 // Afterwards (and after reopening the store): every acknowledged turn is stored exactly once and
 // intact, no user holds another user's turn, hits and graph edges cite only the user's own turns.
 // The ThreadSanitizer build runs this file as `ontomem_tsan_tests` (docs/fuzzing.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -330,9 +331,9 @@ TEST_F(ConcurrencyTest, ForgetRacesIngest) {
   std::thread writer([&] {
     for (int i = 0; i < 300; ++i) {
       Turn t;
-      t.id = "w" + std::to_string(i);
+      t.id = fmt::format("w{}", i);
       t.speaker = "Ana";
-      t.text = "I love forgetting " + t.id;
+      t.text = fmt::format("I love forgetting {}", t.id);
       if (mem->Ingest(key, t).ok()) ++acked;
     }
     writing = false;

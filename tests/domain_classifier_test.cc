@@ -125,7 +125,9 @@ TEST(DomainClassifier, LearnsFromATinySetAndGeneralisesToHeldOutWordsAndTemplate
   float sum = 0;
   for (size_t i = 0; i < p.domains.size(); ++i) {
     sum += p.domains[i].second;
-    if (i > 0) EXPECT_GE(p.domains[i - 1].second, p.domains[i].second);
+    if (i > 0) {
+      EXPECT_GE(p.domains[i - 1].second, p.domains[i].second);
+    }
   }
   EXPECT_NEAR(sum, 1.0f, 1e-4f);
 }
