@@ -446,7 +446,8 @@ Prepared Prepare(std::string_view text, std::string_view speaker, const ClusterT
     for (size_t i = 0; i < n;) {
       size_t matched = 0;
       std::string type;
-      for (size_t len = std::min<size_t>(5, n - i); len >= 1 && !matched; --len) {
+      const bool may_start = !res.gazetteer_may_start || res.gazetteer_may_start(p.tokens[i].lower);
+      for (size_t len = may_start ? std::min<size_t>(5, n - i) : 0; len >= 1 && !matched; --len) {
         bool ok = true;
         for (size_t k = i; k < i + len; ++k) ok &= !p.tokens[k].punct;
         if (!ok) continue;

@@ -35,6 +35,9 @@ struct FeatureResources {
   std::function<std::string(std::string_view lower_word)> lexname;
   // Gazetteer entity type of a lower-case phrase ("movie"), or "" if not a known entity.
   std::function<std::string(std::string_view lower_phrase)> gazetteer;
+  // False when no gazetteer phrase can start with this lower-cased word (lets the tagger skip
+  // the 1-5 token lookups at most positions); null = always try.
+  std::function<bool(std::string_view lower_word)> gazetteer_may_start;
   // Ontology type check of a (relation, lower-case tail): +1 compatible, -1 incompatible,
   // 0 unknown. Used by the rule verifier and as a scorer input.
   std::function<int(std::string_view relation, std::string_view lower_tail)> type_check;

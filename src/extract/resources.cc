@@ -1,6 +1,10 @@
 #include "extract/resources.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "ontology/ontology.h"
 #include "ontology/wordnet.h"
@@ -27,6 +31,26 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
     r.gazetteer = [ontology](std::string_view phrase) -> std::string {
       const auto hits = ontology->LookupGazetteer(phrase);
       return hits.empty() ? std::string() : hits.front()->type;
+    };
+    // First words of every gazetteer key (LookupGazetteer also drops a leading "the", so a
+    // phrase starting with "the" is always tried).
+    auto firsts = std::make_shared<std::unordered_set<std::string>>();
+    for (const GazetteerEntry& e : ontology->gazetteer()) {
+      std::vector<std::string> surfaces = e.aliases;
+      surfaces.push_back(e.name);
+      for (const std::string& s : surfaces) {
+        const std::string k = NormalizeSurface(s);
+        if (k.empty()) continue;
+        firsts->insert(k.substr(0, k.find(' ')));
+        if (const size_t sp = k.find(' '); k.rfind("the ", 0) == 0 && sp != std::string::npos)
+          firsts->insert(k.substr(sp + 1, k.find(' ', sp + 1) - sp - 1));
+      }
+    }
+    r.gazetteer_may_start = [firsts](std::string_view word) {
+      const std::string k = NormalizeSurface(word);
+      if (k.empty()) return true;  // the phrase's first word comes from the next token
+      const std::string first = k.substr(0, k.find(' '));
+      return first == "the" || firsts->count(first) > 0;
     };
     r.type_check = [ontology](std::string_view relation, std::string_view tail) -> int {
       const Relation* rel = ontology->FindRelation(relation);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_map>
 
 #include "text/text.h"
 
@@ -71,9 +72,9 @@ bool IsInitialismOf(const std::string& shorty, const std::vector<std::string>& l
   return shorty == Initials(long_words, false) || shorty == Initials(long_words, true);
 }
 
-// "X, aka Y", "X (Y)", "we call it Y", "Y for short", "short for X", "also known as".
-bool StatedInText(const std::string& a, const std::string& b, const std::string& text) {
-  const std::string t = text::AsciiLower(text);
+// "X, aka Y", "X (Y)", "we call it Y", "Y for short", "short for X", "also known as". `t` is
+// the turn's text lower-cased.
+bool StatedInText(const std::string& a, const std::string& b, const std::string& t) {
   const size_t pa = FindWord(t, a), pb = FindWord(t, b);
   if (pa == std::string::npos || pb == std::string::npos || a == b) return false;
   // The two mentions must be close; the cue may sit between them or just around them
@@ -91,21 +92,41 @@ bool StatedInText(const std::string& a, const std::string& b, const std::string&
   return false;
 }
 
-}  // namespace
+// A tail's lower-cased form, words and content terms: computed once per tail, not per pair.
+struct Prepared {
+  std::string lower;
+  std::vector<std::string> words;
+  std::set<std::string> content;
+};
 
-AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, const std::string& text,
-                           const std::function<bool(const std::string&, const std::string&)>& same_entity) {
+Prepared Prepare(const std::string& s) {
+  Prepared p;
+  p.lower = text::AsciiLower(s);
+  p.words = text::Tokenize(p.lower);
+  const auto c = text::ContentTerms(p.lower);
+  p.content.insert(c.begin(), c.end());
+  return p;
+}
+
+// Known tails recur in every resolution of a user's new tails (ingest compares each new tail
+// with all known ones): keep their preparation per thread, bounded.
+const Prepared& PrepareCached(const std::string& s) {
+  thread_local std::unordered_map<std::string, Prepared> cache;
+  if (cache.size() > 50000) cache.clear();
+  auto it = cache.find(s);
+  if (it == cache.end()) it = cache.emplace(s, Prepare(s)).first;
+  return it->second;
+}
+
+// Every signal but same_entity; `text` as written and `lower_text` lower-cased.
+AliasEvidence TextSignals(const Prepared& a, const Prepared& b, const std::string& text,
+                          const std::string& lower_text) {
   AliasEvidence ev;
-  const std::string a = text::AsciiLower(a_in), b = text::AsciiLower(b_in);
-  if (a.empty() || b.empty() || a == b) return ev;
-  const auto wa = text::Tokenize(a), wb = text::Tokenize(b);
-  ev.initialism = (IsInitialismOf(a, wb) && WrittenAsInitialism(a, text)) ||
-                  (IsInitialismOf(b, wa) && WrittenAsInitialism(b, text));
+  ev.initialism = (IsInitialismOf(a.lower, b.words) && WrittenAsInitialism(a.lower, text)) ||
+                  (IsInitialismOf(b.lower, a.words) && WrittenAsInitialism(b.lower, text));
   // Containment on content words; a bare generic word ("movie") is too weak on its own.
-  const auto ca = text::ContentTerms(a), cb = text::ContentTerms(b);
-  const std::set<std::string> sa(ca.begin(), ca.end()), sb(cb.begin(), cb.end());
-  const auto& small = sa.size() <= sb.size() ? sa : sb;
-  const auto& big = sa.size() <= sb.size() ? sb : sa;
+  const auto& small = a.content.size() <= b.content.size() ? a.content : b.content;
+  const auto& big = a.content.size() <= b.content.size() ? b.content : a.content;
   if (!small.empty() && small != big && std::includes(big.begin(), big.end(), small.begin(), small.end())) {
     size_t chars = 0;
     for (const auto& w : small) chars += w.size();
@@ -114,12 +135,25 @@ AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, con
     for (const auto& w : big) instalment = instalment && (small.count(w) || IsInstalmentWord(w));
     ev.containment = chars >= 4 && !instalment;
   }
-  if (!small.empty() && small == big && a != b) ev.containment = true;  // differ only in stop words
-  const int dist = EditDistance(a, b);
-  const size_t len = std::min(a.size(), b.size());
-  ev.near_spelling = (len >= 5 && dist <= 1) || (len >= 9 && dist <= 2);
-  ev.same_entity = same_entity && same_entity(a, b);
-  ev.stated = StatedInText(a, b, text);
+  if (!small.empty() && small == big) ev.containment = true;  // differ only in stop words
+  const size_t len = std::min(a.lower.size(), b.lower.size());
+  const size_t gap = std::max(a.lower.size(), b.lower.size()) - len;
+  if (len >= 5 && gap <= 2) {  // otherwise no distance can qualify
+    const int dist = EditDistance(a.lower, b.lower);
+    ev.near_spelling = (len >= 5 && dist <= 1) || (len >= 9 && dist <= 2);
+  }
+  ev.stated = StatedInText(a.lower, b.lower, lower_text);
+  return ev;
+}
+
+}  // namespace
+
+AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, const std::string& text,
+                           const std::function<bool(const std::string&, const std::string&)>& same_entity) {
+  const Prepared a = Prepare(a_in), b = Prepare(b_in);
+  if (a.lower.empty() || b.lower.empty() || a.lower == b.lower) return {};
+  AliasEvidence ev = TextSignals(a, b, text, text::AsciiLower(text));
+  ev.same_entity = same_entity && same_entity(a.lower, b.lower);
   return ev;
 }
 
@@ -127,11 +161,19 @@ std::string ResolveAlias(const std::string& tail, const std::string& text,
                          const std::vector<std::string>& known,
                          const std::function<bool(const std::string&, const std::string&)>& same_entity,
                          int min_signals) {
+  const Prepared t = Prepare(tail);
+  const std::string lower_text = text::AsciiLower(text);
   std::string best;
   int best_count = min_signals - 1;
   for (const auto& k : known) {
     if (k == tail) return "";  // already known under this name
-    const int c = AliasSignals(tail, k, text, same_entity).count();
+    const Prepared& pk = PrepareCached(k);
+    if (t.lower.empty() || pk.lower.empty() || t.lower == pk.lower) continue;
+    AliasEvidence ev = TextSignals(t, pk, text, lower_text);
+    // The gazetteer adds at most one vote: ask it only when that vote could decide.
+    if (ev.count() + 1 <= best_count) continue;
+    ev.same_entity = same_entity && same_entity(t.lower, pk.lower);
+    const int c = ev.count();
     if (c > best_count) {
       best_count = c;
       best = k;

@@ -22,7 +22,14 @@ namespace fs = std::filesystem;
 
 constexpr int kSupportedVersion = 1;
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string Quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.push_back('\'');
+  out.append(s);
+  out.push_back('\'');
+  return out;
+}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
