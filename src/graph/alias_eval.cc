@@ -153,11 +153,8 @@ int RunEvalAlias(const EvalAliasArgs& args) {
     fmt::print(stderr, "eval alias: {}\n", onto.status().ToString());
     return 1;
   }
-  const fs::path root = fs::path(DefaultOntologyPath()).parent_path().parent_path().parent_path();
-  const std::string set_path =
-      args.set_path.empty() ? (root / "data" / "annotations" / "alias.jsonl").string() : args.set_path;
-  std::string locomo = args.locomo_path;
-  if (std::error_code ec; !fs::exists(locomo, ec) && fs::path(locomo).is_relative()) locomo = (root / locomo).string();
+  const std::string set_path = SourceTreePath(args.set_path.empty() ? "data/annotations/alias.jsonl" : args.set_path);
+  const std::string locomo = SourceTreePath(args.locomo_path);
   auto pairs = LoadAliasSet(set_path, locomo);
   if (!pairs.ok()) {
     fmt::print(stderr, "eval alias: {}\n", pairs.status().ToString());

@@ -175,11 +175,8 @@ int RunEvalLifter(const EvalLifterArgs& args) {
     fmt::print(stderr, "eval lifter: {}\n", onto.status().ToString());
     return 1;
   }
-  const fs::path root = fs::path(DefaultOntologyPath()).parent_path().parent_path().parent_path();
-  const std::string set_path =
-      args.lifting_path.empty() ? (root / "data" / "annotations" / "lifting.jsonl").string() : args.lifting_path;
-  std::string locomo = args.locomo_path;
-  if (std::error_code ec; !fs::exists(locomo, ec) && fs::path(locomo).is_relative()) locomo = (root / locomo).string();
+  const std::string set_path = SourceTreePath(args.lifting_path.empty() ? "data/annotations/lifting.jsonl" : args.lifting_path);
+  const std::string locomo = SourceTreePath(args.locomo_path);
   auto items = LoadLiftingSet(set_path, locomo);
   if (!items.ok()) {
     fmt::print(stderr, "eval lifter: {}\n", items.status().ToString());

@@ -74,6 +74,12 @@ std::string NormalizeSurface(std::string_view s) {
   return out;
 }
 
+std::string SourceTreePath(const std::string& path) {
+  std::error_code ec;
+  if (fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
+  return (fs::path(DefaultOntologyPath()).parent_path().parent_path().parent_path() / path).string();
+}
+
 std::string DefaultOntologyPath() {
   const char* env = std::getenv("ONTOMEM_ONTOLOGY");
   if (env != nullptr && *env != 0) return env;

@@ -124,6 +124,9 @@ struct PrivacyPolicy {
 //   3. ./data/ontology/ontology.json (the current directory).
 // When none exists, returns candidate 3 so the caller's error names a sensible path.
 std::string DefaultOntologyPath();
+// `path` as given when it exists or is absolute, else relative to the source tree the default
+// ontology sits in (evals find data/annotations/... and ../shared/... from any directory).
+std::string SourceTreePath(const std::string& path);
 
 // Normalised gazetteer key: text::Tokenize joined by single spaces ("The  Dark Knight!" ->
 // "the dark knight").
