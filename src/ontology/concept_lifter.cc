@@ -68,24 +68,20 @@ ConceptLifter::ConceptLifter(std::shared_ptr<const Ontology> ontology,
       config_(config) {
   const auto& concepts = ontology_->concepts();
   const auto& domains = ontology_->domains();
+  // Per concept: its inventory's index, domains, and those domains' WordNet lexnames.
   concept_domains_.resize(concepts.size());
+  concept_inventory_.assign(concepts.size(), 0);
+  concept_lexnames_.resize(concepts.size());
   for (size_t i = 0; i < concepts.size(); ++i) {
     const Inventory* inv = ontology_->FindInventory(concepts[i].inventory);
     if (inv == nullptr) continue;
+    concept_inventory_[i] = InventoryIndex(inv);
     for (const std::string& dn : inv->domains) {
       if (const Domain* d = ontology_->FindDomain(dn)) {
         concept_domains_[i].push_back(static_cast<size_t>(d - &domains[0]));
+        concept_lexnames_[i].insert(concept_lexnames_[i].end(), d->lexnames.begin(), d->lexnames.end());
       }
     }
-  }
-  concept_inventory_.assign(concepts.size(), 0);
-  for (size_t i = 0; i < concepts.size(); ++i) {
-    if (const Inventory* inv = ontology_->FindInventory(concepts[i].inventory)) concept_inventory_[i] = InventoryIndex(inv);
-  }
-  concept_lexnames_.resize(concepts.size());
-  for (size_t i = 0; i < concepts.size(); ++i) {
-    for (size_t d : concept_domains_[i])
-      for (const std::string& lx : domains[d].lexnames) concept_lexnames_[i].push_back(lx);
   }
   if (wordnet_ != nullptr) {
     auto add = [&](std::unordered_map<uint64_t, std::vector<HookMatch>>* map, size_t i,
