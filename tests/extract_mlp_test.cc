@@ -86,5 +86,17 @@ TEST(Mlp, CorruptCheckpointIsRejected) {
   EXPECT_EQ(Mlp::Load("/nonexistent/mlp.bin").status().code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(Mlp, BatchForwardMatchesOneByOne) {
+  for (auto act : {OutputActivation::kSigmoid, OutputActivation::kSoftmax, OutputActivation::kLinear}) {
+    Mlp m({5, 7, 3}, act, 3);
+    Eigen::MatrixXf X = Eigen::MatrixXf::Random(6, 5);
+    const Eigen::MatrixXf B = m.ForwardBatch(X);
+    ASSERT_EQ(B.rows(), 6);
+    ASSERT_EQ(B.cols(), 3);
+    for (Eigen::Index i = 0; i < X.rows(); ++i)
+      EXPECT_TRUE(B.row(i).transpose().isApprox(m.Forward(X.row(i).transpose()), 1e-5f)) << "row " << i;
+  }
+}
+
 }  // namespace
 }  // namespace ontomem::learn

@@ -217,10 +217,29 @@ void CheckComposed(const std::string& kind, const std::string& out) {
   EXPECT_EQ(asked.size(), total);
 }
 
+TEST(PrefEvalCompose, TopicsKeepsOnlyTheNamedTopicsAndRejectsUnknownOnes) {
+  Fixture fx;
+  std::string out;
+  ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, "explicit", 7, {"drink_tea"}}, &out).ok());
+  auto ds = ParseLocomo(out, "composed");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  size_t asked = 0;
+  for (const auto& s : ds->samples)
+    for (const auto& q : s.qa) {
+      EXPECT_EQ(q.domain, "drink_tea") << q.question;
+      ++asked;
+    }
+  EXPECT_EQ(asked, FakeTopics().at("drink_tea").size());
+  EXPECT_EQ(out.find("river rocks"), std::string::npos);  // no turn of the other topic
+  Status st = ComposePrefEval({fx.prefeval, fx.filler, "explicit", 7, {"drink_tea", "nope"}}, &out);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("\"nope\""), std::string::npos) << st.message();
+}
+
 TEST(PrefEvalCompose, ExplicitComposesEveryItemOnce) {
   Fixture fx;
   std::string out;
-  ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, "explicit", 7}, &out).ok());
+  ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, "explicit", 7, {}}, &out).ok());
   CheckComposed("explicit", out);
   // Hand-checked implicit flags: "drink" is shared; the peanut question shares nothing.
   auto ds = ParseLocomo(out, "composed");
@@ -241,7 +260,7 @@ TEST(PrefEvalCompose, ExplicitComposesEveryItemOnce) {
 TEST(PrefEvalCompose, ChoiceComposesExchangeWithSelectionAsGold) {
   Fixture fx;
   std::string out;
-  ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, "choice", 7}, &out).ok());
+  ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, "choice", 7, {}}, &out).ok());
   CheckComposed("choice", out);
 }
 
@@ -249,9 +268,9 @@ TEST(PrefEvalCompose, DeterministicPerSeed) {
   Fixture fx;
   for (const char* kind : {"explicit", "choice"}) {
     std::string a, b, c;
-    ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, kind, 1}, &a).ok());
-    ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, kind, 1}, &b).ok());
-    ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, kind, 2}, &c).ok());
+    ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, kind, 1, {}}, &a).ok());
+    ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, kind, 1, {}}, &b).ok());
+    ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, kind, 2, {}}, &c).ok());
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     // Same questions, different placement.
@@ -290,30 +309,30 @@ TEST(PrefEvalCompose, ErrorsNameTheFile) {
   Fixture fx;
   std::string out;
   // Missing directory.
-  Status st = ComposePrefEval({fx.dir + "/nope", fx.filler, "explicit", 1}, &out);
+  Status st = ComposePrefEval({fx.dir + "/nope", fx.filler, "explicit", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kNotFound);
   EXPECT_NE(st.message().find(fx.dir + "/nope"), std::string::npos) << st.message();
   // Bad kind.
-  st = ComposePrefEval({fx.prefeval, fx.filler, "persona", 1}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.filler, "persona", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   // Missing filler.
-  st = ComposePrefEval({fx.prefeval, fx.dir + "/missing.json", "explicit", 1}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.dir + "/missing.json", "explicit", 1, {}}, &out);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("missing.json"), std::string::npos) << st.message();
   // Malformed filler.
   WriteFile(fx.dir + "/bad_filler.json", "[{\"sample_id\": ");
-  st = ComposePrefEval({fx.prefeval, fx.dir + "/bad_filler.json", "explicit", 1}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.dir + "/bad_filler.json", "explicit", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("bad_filler.json"), std::string::npos) << st.message();
   // Malformed topic file.
   const std::string bad = fx.prefeval + "/explicit_preference/broken_topic.json";
   WriteFile(bad, "[{\"preference\": \"x\",");
-  st = ComposePrefEval({fx.prefeval, fx.filler, "explicit", 1}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.filler, "explicit", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("broken_topic.json"), std::string::npos) << st.message();
   // Missing field: names file and index.
   WriteFile(bad, R"([{"preference": "a", "question": "b"}, {"preference": "c"}])");
-  st = ComposePrefEval({fx.prefeval, fx.filler, "explicit", 1}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.filler, "explicit", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("broken_topic.json: [1]"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("\"question\""), std::string::npos) << st.message();
@@ -322,13 +341,13 @@ TEST(PrefEvalCompose, ErrorsNameTheFile) {
   const std::string bad_choice = fx.prefeval + "/implicit_preference/choice-based/broken_choice.json";
   WriteFile(bad_choice, R"([{"question": "q", "conversation": {"query": "a", "assistant_options": "b",
                              "assistant_acknowledgment": "d"}}])");
-  st = ComposePrefEval({fx.prefeval, fx.filler, "choice", 1}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.filler, "choice", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("broken_choice.json: [0].conversation"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("user_selection"), std::string::npos) << st.message();
   // Empty PrefEval directory.
   fs::create_directories(fx.dir + "/empty/explicit_preference");
-  st = ComposePrefEval({fx.dir + "/empty", fx.filler, "explicit", 1}, &out);
+  st = ComposePrefEval({fx.dir + "/empty", fx.filler, "explicit", 1, {}}, &out);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("explicit_preference"), std::string::npos) << st.message();
 }
@@ -340,7 +359,7 @@ TEST(PrefEvalCompose, RealPrefEvalAndLocomoDev) {
     GTEST_SKIP() << "no PrefEval or LoCoMo data under " << root;
   for (const char* kind : {"explicit", "choice"}) {
     std::string out;
-    Status st = ComposePrefEval({pe.string(), filler.string(), kind, 1}, &out);
+    Status st = ComposePrefEval({pe.string(), filler.string(), kind, 1, {}}, &out);
     ASSERT_TRUE(st.ok()) << st.ToString();
     auto ds = ParseLocomo(out, kind);
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();

@@ -18,6 +18,7 @@
 #include "bench/ipr_synth.h"
 #include "bench/plot.h"
 #include "bench/prefeval_compose.h"
+#include "bench/train_combiner.h"
 #include "bench/train_scorer.h"
 #include "learn/promotion_train.h"
 #include "embed/lexicon_cli.h"
@@ -315,6 +316,7 @@ int main(int argc, char** argv) {
   compose->add_option("--filler", cc.filler_path, "LoCoMo-format JSON used as the long history")->required();
   compose->add_option("--kind", cc.kind, "explicit or choice")->required();
   compose->add_option("--seed", cc.seed, "random seed")->capture_default_str();
+  compose->add_option("--topics", cc.topics, "only these topics (file stems; default all)")->delimiter(',');
   compose->add_option("--out", compose_out, "output file")->required();
 
   auto* train = app.add_subcommand("train", "train the learned components");
@@ -346,6 +348,19 @@ int main(int argc, char** argv) {
   train_sc->add_option("--step", tsc.step, "grid step of w_graph")->capture_default_str();
   train_sc->add_option("--k", tsc.bench.k, "cut-off k")->capture_default_str();
   train_sc->add_option("--lexicon", c.lexicon, "lexicon file");
+  auto* train_cmb = train->add_subcommand("combiner", "fit the learned combiner of method full (docs/combiner.md)");
+  TrainCombinerConfig tcc;
+  train_cmb->add_option("--train", tcc.train_paths, "LoCoMo-format train splits (e.g. `bench gen-ipr --split train`)")->required();
+  train_cmb->add_option("--dev", tcc.dev_paths, "splits the setting is chosen on")->required();
+  train_cmb->add_option("--out", tcc.out_path, "model file (default: <repo>/models/retrieval/combiner.bin)");
+  train_cmb->add_option("--hidden", tcc.hidden, "hidden units to try")->capture_default_str();
+  train_cmb->add_option("--positive-weight", tcc.positive_weights, "weights of gold rows to try")->capture_default_str();
+  train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();
+  train_cmb->add_option("--candidates", tcc.bench.retriever.combiner_candidates,
+                        "best turns of each view the combiner reorders (must match the retriever's)")
+      ->capture_default_str();
+  train_cmb->add_option("--k", tcc.bench.k, "cut-off k")->capture_default_str();
+  train_cmb->add_option("--lexicon", c.lexicon, "lexicon file");
   auto* train_prom = train->add_subcommand("promotion", "fit the promotion gate on recurring-preference IPR-synth (docs/promotion.md)");
   PromotionArgs tpa;
   train_prom->add_option("--out", tpa.gate_path, "gate file (default: <repo>/models/promotion/gate.json)");
@@ -591,6 +606,14 @@ int main(int argc, char** argv) {
     tsc.bench.embedder = *emb;
     tsc.bench.progress = isatty(2) == 1;
     Status st = RunTrainScorer(tsc, std::cout);
+    return st.ok() ? 0 : Fail(st);
+  }
+  if (*train_cmb) {
+    auto emb = SifEmbedder::Open(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon, tcc.bench.sif);
+    if (!emb.ok()) return Fail(emb.status());
+    tcc.bench.embedder = *emb;
+    tcc.bench.progress = isatty(2) == 1;
+    Status st = RunTrainCombiner(tcc, std::cout);
     return st.ok() ? 0 : Fail(st);
   }
   if (*eval_ex) return extract::RunEvalExtractor(ea);

@@ -19,6 +19,7 @@
 #include "engine/memory_impl.h"
 #include "engine/pipeline.h"
 #include "ontology/ontology.h"
+#include "retrieve/combiner.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -98,6 +99,8 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "ppr_seed_nodes") r->ppr_seed_nodes = static_cast<size_t>(v);
   else if (name == "ppr_seed_min_cos") r->ppr_seed_min_cos = v;
   else if (name == "max_query_domains") r->max_query_domains = static_cast<size_t>(v);
+  else if (name == "combiner") r->use_combiner = v != 0;
+  else if (name == "combiner_candidates") r->combiner_candidates = static_cast<size_t>(v);
   else return false;
   return true;
 }
@@ -209,6 +212,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     Method method;
     RetrieverConfig rc;
     RETURN_IF_ERROR(MethodSetup(m, config, &method, &rc));
+    if (config.on_candidates && method == Method::kFull) rc.candidate_log = std::make_shared<std::vector<CombinerRow>>();
     setups.emplace_back(method, rc);
   }
   const size_t k = static_cast<size_t>(config.k);
@@ -325,6 +329,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           if (!res.ok()) return res.status().WithContext(fmt::format("{}: search {}", path, s.sample_id));
           std::vector<std::string> ranked;
           for (const auto& h : res->hits) ranked.push_back(h.turn.turn.id);
+          if (const auto& log = setups[m].second.candidate_log) config.on_candidates(path, m, gold, *log, ranked);
           if (dump.is_open()) {
             json hits = json::array();
             for (const auto& h : res->hits)

@@ -3,6 +3,7 @@
 // context-token cost per method and per slice (output format in docs/benchmarks.md).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -32,6 +33,12 @@ struct BenchConfig {
   // When set, one JSON line per (question, method) for error analysis: gold ids, the ranked
   // ids with their per-view scores and paths, the route (docs/benchmarks.md).
   std::string dump_path;
+  // When set, called after every method-full search with the dataset, the method's index in
+  // `methods`, the gold turn ids, the combiner's candidates (empty when the search was not
+  // graph-first) and the ranked ids (`ontomem train combiner`).
+  std::function<void(const std::string& dataset, size_t method, const std::vector<std::string>& gold,
+                     const std::vector<CombinerRow>& candidates, const std::vector<std::string>& ranked)>
+      on_candidates;
 };
 
 // Parses "name=value" into the retriever/lexical knobs (names as in docs/tuning.md).

@@ -196,6 +196,14 @@ Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
     return Status::InvalidArgument(fmt::format("--kind must be \"explicit\" or \"choice\", not \"{}\"", config.kind));
   const bool choice = config.kind == "choice";
   ASSIGN_OR_RETURN(std::vector<Topic> topics, LoadTopics(config.prefeval_dir, choice));
+  if (!config.topics.empty()) {
+    for (const auto& want : config.topics)
+      if (std::none_of(topics.begin(), topics.end(), [&](const Topic& t) { return t.name == want; }))
+        return Status::InvalidArgument(fmt::format("--topics: no topic \"{}\" in {}", want, config.prefeval_dir));
+    std::erase_if(topics, [&](const Topic& t) {
+      return std::find(config.topics.begin(), config.topics.end(), t.name) == config.topics.end();
+    });
+  }
   ASSIGN_OR_RETURN(std::vector<Filler> fillers, LoadFiller(config.filler_path));
   size_t max_items = 0;
   for (const auto& t : topics) max_items = std::max(max_items, t.items.size());

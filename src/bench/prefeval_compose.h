@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ontomem/status.h"
 
@@ -17,6 +18,9 @@ struct ComposeConfig {
   std::string filler_path;   // a LoCoMo JSON file (list of samples); its QA is dropped
   std::string kind;          // "explicit" or "choice"
   uint64_t seed = 1;
+  // Only these topics (file stems, e.g. "lifestyle_dietary"); empty = all. The combiner
+  // trains on a few topics and is checked on the others (docs/combiner.md).
+  std::vector<std::string> topics;
 };
 
 // Composes the dataset and stores it (LoCoMo JSON, 1-space indent, ASCII-escaped) in

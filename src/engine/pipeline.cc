@@ -8,6 +8,7 @@
 #include "extract/extractor.h"
 #include "extract/resources.h"
 #include "graph/promotion_gate.h"
+#include "retrieve/combiner.h"
 #include "ontology/wordnet.h"
 #include "retrieve/domain_classifier.h"
 
@@ -142,6 +143,8 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   fp.policy = MakeGraphPolicy(fp.ontology, fp.lifter, options.promote_private_categories);
   // The trained promotion gate when there is one (docs/promotion.md), else the hand-set weights.
   if (auto gate = LoadDefaultPromotionGate(options.models_dir, &fp.policy); !gate.ok()) return gate.status();
+  // The trained combiner of method full when there is one (docs/combiner.md).
+  ASSIGN_OR_RETURN(fp.graph_context.combiner, LoadDefaultCombiner(options.models_dir));
   for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;
 }

@@ -75,9 +75,25 @@ Eigen::VectorXf Mlp::Forward(const Eigen::Ref<const Eigen::VectorXf>& x) const {
 }
 
 Eigen::MatrixXf Mlp::ForwardBatch(const Eigen::Ref<const Eigen::MatrixXf>& X) const {
-  Eigen::MatrixXf out(X.rows(), outputs());
-  for (Eigen::Index i = 0; i < X.rows(); ++i) out.row(i) = Forward(X.row(i).transpose()).transpose();
-  return out;
+  // Columns = examples: one matrix product per layer instead of one per example.
+  Eigen::MatrixXf A = X.transpose();
+  for (size_t l = 0; l < W_.size(); ++l) {
+    Eigen::MatrixXf Z = (W_[l] * A).colwise() + b_[l];
+    const bool last = l + 1 == W_.size();
+    if (!last || out_ == OutputActivation::kSigmoid) {
+      A = Sigmoid(Z);
+    } else if (out_ == OutputActivation::kSoftmax) {
+      for (Eigen::Index c = 0; c < Z.cols(); ++c) {
+        const float m = Z.col(c).maxCoeff();
+        Z.col(c) = (Z.col(c).array() - m).exp().matrix();
+        Z.col(c) /= Z.col(c).sum();
+      }
+      A = std::move(Z);
+    } else {
+      A = std::move(Z);
+    }
+  }
+  return A.transpose();
 }
 
 float Mlp::Step(const Eigen::Ref<const Eigen::MatrixXf>& X, const Eigen::Ref<const Eigen::MatrixXf>& Y,

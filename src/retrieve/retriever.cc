@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "retrieve/combiner.h"
 #include "retrieve/time_expr.h"
 #include "text/text.h"
 
@@ -105,20 +106,32 @@ int RankOf(const std::vector<float>& scores, int32_t i) {
 
 // Graph view: the asker's current edges whose domain the query is about, scored by edge weight
 // times the domain match, propagated to the edges' source turns. Returns the route.
+// Per turn: the graph score and the edge that gave it (what the combiner reads).
+struct GraphViewOut {
+  std::vector<float> score, domain_match, tail_sim, turn_sim, weight;
+  std::vector<uint8_t> promoted;
+  std::vector<std::string> paths, targets, relations;
+  float top_domain_conf = 0;
+  void Clear(size_t i) {
+    score[i] = domain_match[i] = tail_sim[i] = turn_sim[i] = weight[i] = 0;
+    promoted[i] = 0;
+    paths[i].clear(), targets[i].clear(), relations[i].clear();
+  }
+};
+
 std::string GraphView(const UserMemory& user, std::string_view query, const SearchOptions& options,
                       const RetrieverConfig& config, const GraphContext& ctx, const std::vector<float>& dense,
-                      const Embedder& embedder, const std::vector<float>& qv,
-                      std::vector<float>* s_graph, std::vector<std::string>* paths,
-                      std::vector<std::string>* targets, std::vector<std::string>* relations,
+                      const Embedder& embedder, const std::vector<float>& qv, GraphViewOut* out,
                       std::vector<std::string>* domains) {
   const size_t n = user.size();
-  s_graph->assign(n, 0.0f);
-  paths->assign(n, std::string());
-  targets->assign(n, std::string());
-  relations->assign(n, std::string());
+  for (auto* v : {&out->score, &out->domain_match, &out->tail_sim, &out->turn_sim, &out->weight}) v->assign(n, 0.0f);
+  out->promoted.assign(n, 0);
+  for (auto* v : {&out->paths, &out->targets, &out->relations}) v->assign(n, std::string());
+  std::vector<float>* s_graph = &out->score;
   if (options.asker.empty() || !ctx.detect_domains) return "dense-first";
   auto qd = ctx.detect_domains(query, options.context);
   if (qd.empty()) return "dense-first";
+  out->top_domain_conf = qd.front().second;
   std::map<std::string, float> want;
   const float top = qd.front().second;
   for (size_t i = 0; i < qd.size() && i < config.max_query_domains; ++i) {
@@ -150,7 +163,8 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
     for (const std::string& tid : e->source_turns) {
       const int64_t ord = user.OrdinalOf(tid);
       if (ord < 0) continue;
-      float rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
+      const float turn_rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
+      float rel = turn_rel, tail_rel = 0;
       if (config.tail_similarity_share > 0 && !qv.empty()) {
         // The cue against the edge's tail alone ("kosher"), free of the turn's filler words.
         const auto& g_node = user.graph().nodes();
@@ -159,7 +173,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
         const auto& tv = user.LabelVector(label, embedder);
         float cos = 0;
         for (size_t d = 0; d < tv.size() && d < qv.size(); ++d) cos += tv[d] * qv[d];
-        const float tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
+        tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
         rel = (1 - config.tail_similarity_share) * rel + config.tail_similarity_share * tail_rel;
       }
       const float s = std::min(1.0f, e->weight) *
@@ -167,9 +181,14 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
       if (s > (*s_graph)[ord]) {
         if ((*s_graph)[ord] == 0) ++proposed;
         (*s_graph)[ord] = s;
-        (*paths)[ord] = e->source + " -" + e->relation + "-> " + e->target;
-        (*targets)[ord] = e->target;
-        (*relations)[ord] = e->relation;
+        out->paths[ord] = e->source + " -" + e->relation + "-> " + e->target;
+        out->targets[ord] = e->target;
+        out->relations[ord] = e->relation;
+        out->domain_match[ord] = dm;
+        out->tail_sim[ord] = tail_rel;
+        out->turn_sim[ord] = turn_rel;
+        out->weight[ord] = std::min(1.0f, e->weight);
+        out->promoted[ord] = e->promoted;
       }
     }
   }
@@ -183,12 +202,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
                      std::greater<float>());
     const float cut = sorted[config.graph_top_n - 1];
     for (size_t i = 0; i < n; ++i)
-      if ((*s_graph)[i] < cut) {
-        (*s_graph)[i] = 0;
-        (*paths)[i].clear();
-        (*targets)[i].clear();
-        (*relations)[i].clear();
-      }
+      if ((*s_graph)[i] < cut) out->Clear(i);
   }
   return proposed > 0 ? "graph-first" : "dense-first";
 }
@@ -367,6 +381,79 @@ Status RewriteQuery(const Embedder& embedder, std::string_view query, const Sear
 
 float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// The combiner's candidates: the union of each view's best `combiner_candidates` turns, with
+// their features (the layout of kCombinerFeatureNames). A view's rank feature is k / (k + rank)
+// inside its best turns and 0 beyond; z-scores are clipped and scaled to about [-1, 2].
+std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
+    const UserMemory& user, const SearchOptions& options, const RetrieverConfig& config, const GraphViewOut& gv,
+    const std::vector<float>& dense, const std::vector<float>& lexical, const std::vector<float>& fused,
+    const std::vector<float>& profile, const std::vector<uint8_t>& in_window, int64_t graph_candidates) {
+  const size_t n = user.size();
+  const size_t c = config.combiner_candidates;
+  std::vector<int32_t> slot(n, -1);
+  std::vector<std::pair<int32_t, CombinerFeatures>> rows;
+  // Feature `f` of every turn among the view's best: calibrated rank, tied scores sharing one.
+  auto view = [&](const std::vector<float>& s, bool positive_only, size_t f) {
+    const auto order = TopK(s, c, positive_only);
+    size_t rank = 0;
+    for (size_t j = 0; j < order.size(); ++j) {
+      const int32_t i = order[j];
+      if (j > 0 && s[i] != s[order[j - 1]]) rank = j;
+      if (slot[i] < 0) {
+        slot[i] = static_cast<int32_t>(rows.size());
+        rows.emplace_back(i, CombinerFeatures{});
+      }
+      rows[slot[i]].second[f] = 10.0f / (10.0f + static_cast<float>(rank));
+    }
+  };
+  view(gv.score, true, 0);
+  view(fused, false, 15);
+  view(dense, false, 17);
+  view(lexical, true, 19);
+  const auto zd = ZNormalise(dense), zl = ZNormalise(lexical);
+  auto clipz = [](float z) { return std::clamp(z, -4.0f, 8.0f) / 4.0f; };
+  const float max_lz = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
+  const std::string asker = text::AsciiLower(options.asker);
+  for (auto& [ord, x] : rows) {
+    const size_t i = static_cast<size_t>(ord);
+    const std::string& rel = gv.relations[i];
+    x[1] = gv.score[i] > 0 ? 1.0f : 0.0f;
+    x[2] = gv.score[i];
+    x[3] = gv.domain_match[i];
+    x[4] = gv.tail_sim[i];
+    x[5] = gv.turn_sim[i];
+    x[6] = gv.weight[i];
+    x[7] = rel == "LIKES";
+    x[8] = rel == "DISLIKES";
+    x[9] = rel == "ALLERGIC_TO" || rel == "FOLLOWS_DIET" || rel == "AVOIDS";
+    x[10] = rel == "HAS_HABIT";
+    x[11] = rel == "USES";
+    x[12] = !rel.empty() && x[7] + x[8] + x[9] + x[10] + x[11] == 0;
+    x[13] = gv.promoted[i];
+    x[14] = gv.paths[i].rfind("hop:", 0) == 0;
+    x[16] = clipz(fused[i]);
+    x[18] = clipz(zd.empty() ? 0.0f : zd[i]);
+    x[20] = clipz(zl.empty() ? 0.0f : zl[i]);
+    x[21] = clipz(max_lz);
+    x[22] = gv.top_domain_conf;
+    x[23] = std::log1p(static_cast<float>(graph_candidates)) / 5.0f;
+    x[24] = !in_window.empty() && in_window[i];
+    x[25] = !asker.empty() && text::AsciiLower(user.turn(i).turn.speaker) == asker;
+    x[26] = n > 1 ? static_cast<float>(i) / static_cast<float>(n - 1) : 1.0f;
+    x[27] = profile.empty() ? 0.0f : profile[i];
+  }
+  return rows;
+}
+
+// The combiner's probability for each candidate, one batched forward pass.
+std::vector<float> CombinerScores(const learn::Mlp& m, const std::vector<std::pair<int32_t, CombinerFeatures>>& rows) {
+  Eigen::MatrixXf X(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(kCombinerFeatures));
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t f = 0; f < kCombinerFeatures; ++f) X(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(f)) = rows[r].second[f];
+  const Eigen::MatrixXf p = m.ForwardBatch(X);
+  return std::vector<float>(p.data(), p.data() + p.rows());
+}
+
 }  // namespace
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
@@ -440,10 +527,11 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       break;
     case Method::kFull: {
       std::vector<float> fused = fuse(dense, lexical);
-      std::vector<float> s_graph;
-      std::vector<std::string> targets, relations;
-      result.route = GraphView(user, query, options, config, ctx, dense, embedder, qv, &s_graph, &paths,
-                               &targets, &relations, &result.query_domains);
+      GraphViewOut gv;
+      result.route = GraphView(user, query, options, config, ctx, dense, embedder, qv, &gv, &result.query_domains);
+      std::vector<float>& s_graph = gv.score;
+      const std::vector<std::string>& targets = gv.targets;
+      const std::vector<std::string>& relations = gv.relations;
       // Static policy: a query with a strong lexical match names what it wants, so the
       // fused views lead (dense-first) and the graph only breaks ties.
       float wg = config.w_graph;
@@ -535,7 +623,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             result.route = "dense-first";
           }
         } else if (proposed > 0) {
-          if (GraphHop(user, config, targets, &s_graph, &paths)) unify(wg);
+          if (GraphHop(user, config, targets, &s_graph, &gv.paths)) unify(wg);
           result.uncertainty = "graph-hop";
         } else if (!top2.empty() && want_dense && config.probe_weight > 0) {
           // Dense probe: pseudo-relevance feedback from the best turn.
@@ -556,6 +644,30 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         }
       }
       for (size_t i = 0; i < n; ++i) result.graph_candidates += s_graph[i] > 0;
+      // The combiner reorders graph-first searches only: it learned how the graph's evidence
+      // weighs against the other views, and without graph candidates (no asker, no domain
+      // with preference edges) the hand-set fusion of dense and lexical stays (it is tuned on
+      // LoCoMo, where the combiner's training data says little).
+      const bool graph_first = result.route == "graph-first";
+      const bool combine = ctx.combiner && config.use_combiner && graph_first;
+      if (config.candidate_log) config.candidate_log->clear();
+      if (graph_first && (combine || config.candidate_log)) {
+        const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, profile_scores,
+                                             in_window, result.graph_candidates);
+        if (combine) {
+          // A candidate's score is the combiner's probability that it is needed; every other
+          // turn keeps its unified-score order below them (shifted under -1).
+          const float top = *std::max_element(final_scores.begin(), final_scores.end());
+          for (float& v : final_scores) v -= top + 1.0f;
+          const auto p = CombinerScores(*ctx.combiner, rows);
+          for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
+          result.route += "+combiner";
+        }
+        if (config.candidate_log) {
+          for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
+        }
+      }
+      paths = std::move(gv.paths);
       graph_scores = std::move(s_graph);
       break;
     }

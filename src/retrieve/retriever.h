@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,6 +15,10 @@
 #include "ontomem/types.h"
 
 namespace ontomem {
+namespace learn {
+class Mlp;
+}
+struct CombinerRow;
 
 enum class FusionKind {
   kWeighted,  // z-normalised scores, weighted sum (measured better on LoCoMo dev5)
@@ -76,6 +81,16 @@ struct RetrieverConfig {
   // Method full: weight of "said within the query's time expression" in the unified score.
   float w_time = 0.1f;
 
+  // Method full with a trained combiner (GraphContext::combiner): on graph-first searches it
+  // reorders the union of each view's best `combiner_candidates` turns; the rest keep the
+  // unified score's order below them. 150 holds 0.88 of the gold turns at 8x history on IPR
+  // dev (30: 0.52) at about 0.1 ms (docs/combiner.md); the model is trained with the same value.
+  bool use_combiner = true;
+  size_t combiner_candidates = 150;
+  // When set, every method-full search replaces its contents with the candidates' features
+  // (`ontomem train combiner` collects its training rows this way).
+  std::shared_ptr<std::vector<CombinerRow>> candidate_log;
+
   // Method rewrite: weight of the detected domain's cue words in the rewritten query.
   float rewrite_domain_weight = 0.3f;
   size_t rewrite_domain_cues = 8;
@@ -97,6 +112,8 @@ struct GraphContext {
       detect_domains;
   // Cue words of an ontology domain ("movies_tv" -> "film", "watch", ...): method rewrite.
   std::function<std::vector<std::string>(const std::string& domain)> domain_cues;
+  // The trained combiner of method full (retrieve/combiner.h); null: the hand-set unified score.
+  std::shared_ptr<const learn::Mlp> combiner;
 };
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,

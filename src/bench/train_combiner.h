@@ -1,0 +1,29 @@
+// `ontomem train combiner`: fits the learned combiner of method full (retrieve/combiner.h).
+// It runs method full with the hand-set unified score over the train splits, collects every
+// query's candidates with their features, labels the gold turns, trains a small MLP for a few
+// settings, picks the setting with the best Recall@k on the dev splits and writes it
+// (docs/combiner.md).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "bench/harness.h"
+
+namespace ontomem {
+
+struct TrainCombinerConfig {
+  std::vector<std::string> train_paths;  // LoCoMo-format splits to fit on (IPR-synth train)
+  std::vector<std::string> dev_paths;    // splits the setting is chosen on (IPR-synth dev)
+  std::string out_path;                  // "" = models/retrieval/combiner.bin
+  std::vector<int> hidden = {8, 32};     // settings tried: hidden units x positive weights
+  std::vector<float> positive_weights = {1.0f, 4.0f};
+  int epochs = 25;
+  uint64_t seed = 1;
+  BenchConfig bench;  // embedder, k, other knobs
+};
+
+Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out);
+
+}  // namespace ontomem

@@ -1,0 +1,49 @@
+#include "retrieve/combiner.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "extract/extractor.h"
+
+namespace ontomem {
+
+// The order is the model's input layout: changing it needs a retrained combiner (LoadCombiner
+// refuses a model of another width).
+const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames = {
+    "graph_rank",     "graph_has",      "graph_score",    "graph_domain",   "graph_tail_sim",
+    "graph_turn_sim", "graph_weight",   "rel_likes",      "rel_dislikes",   "rel_constraint",
+    "rel_habit",      "rel_uses",       "rel_other",      "graph_promoted", "graph_hop",
+    "fused_rank",     "fused_z",        "dense_rank",     "dense_z",        "lexical_rank",
+    "lexical_z",      "query_max_lexical_z", "query_domain_conf", "query_graph_candidates",
+    "in_time_window", "speaker_is_asker", "position",     "profile"};
+
+std::string DefaultCombinerPath(const std::string& models_dir) {
+  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/combiner.bin";
+}
+
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path) {
+  auto m = learn::Mlp::Load(path);
+  if (!m.ok())
+    return m.status().WithContext("combiner (rebuild it with `ontomem train combiner`, or set ONTOMEM_COMBINER=none)");
+  if (m->inputs() != static_cast<int>(kCombinerFeatures) || m->outputs() != 1 ||
+      m->output_activation() != learn::OutputActivation::kSigmoid)
+    return Status::InvalidArgument(fmt::format(
+        "{}: combiner has {} inputs and {} outputs, this build computes {} features and one score (retrain it "
+        "with `ontomem train combiner`)",
+        path, m->inputs(), m->outputs(), kCombinerFeatures));
+  return std::shared_ptr<const learn::Mlp>(std::make_shared<learn::Mlp>(std::move(*m)));
+}
+
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir) {
+  const char* env = std::getenv("ONTOMEM_COMBINER");
+  const bool from_env = env && *env;
+  const std::string path = from_env ? env : DefaultCombinerPath(models_dir);
+  if (path == "none") return std::shared_ptr<const learn::Mlp>();
+  std::error_code ec;
+  if (!from_env && !std::filesystem::exists(path, ec)) return std::shared_ptr<const learn::Mlp>();
+  return LoadCombiner(path);
+}
+
+}  // namespace ontomem

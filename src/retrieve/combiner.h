@@ -1,0 +1,41 @@
+// The learned combiner of method full: a small MLP that scores each candidate turn from the
+// views' evidence about it (graph edge, its relation and domain match, calibrated ranks and
+// z-scores of the dense and lexical views, time window, speaker, position) plus a few facts
+// about the query. It replaces the hand-set unified score's fixed weighting, which had to
+// choose between interleaving the views (good when the query names what it wants) and summing
+// them (good when only the graph knows). Trained by `ontomem train combiner`
+// (docs/combiner.md); models/retrieval/combiner.bin.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "learn/mlp.h"
+#include "ontomem/status.h"
+
+namespace ontomem {
+
+inline constexpr size_t kCombinerFeatures = 28;
+extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
+using CombinerFeatures = std::array<float, kCombinerFeatures>;
+
+// One candidate of one query, as `ontomem train combiner` collects them.
+struct CombinerRow {
+  std::string turn_id;
+  CombinerFeatures x{};
+};
+
+// <models_dir>/retrieval/combiner.bin ("" = the extractor's default models directory).
+std::string DefaultCombinerPath(const std::string& models_dir);
+
+// Loads and checks a combiner (inputs = kCombinerFeatures, one sigmoid output). A damaged file
+// or one trained for another feature layout is an error naming the fix.
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path);
+
+// The combiner the engine uses: $ONTOMEM_COMBINER or the default path; "none" or a missing
+// default file gives null (the hand-set unified score is used).
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir);
+
+}  // namespace ontomem

@@ -1,0 +1,202 @@
+// The learned combiner of method full: loading and its checks, which searches it reorders,
+// and the candidate rows `ontomem train combiner` learns from. Real SQLite-backed Memory, fake
+// extractor and embedder, and small MLPs trained here to prefer one feature.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "common/file_util.h"
+#include "engine/memory_impl.h"
+#include "retrieve/combiner.h"
+#include "fake_embedder.h"
+#include "fake_extractor.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+Turn T(std::string id, std::string speaker, std::string text, int64_t t) {
+  Turn turn;
+  turn.id = std::move(id);
+  turn.speaker = std::move(speaker);
+  turn.text = std::move(text);
+  turn.time_ms = t;
+  turn.session = "s1";
+  return turn;
+}
+
+size_t Feature(const std::string& name) {
+  for (size_t i = 0; i < kCombinerFeatures; ++i)
+    if (name == kCombinerFeatureNames[i]) return i;
+  ADD_FAILURE() << "no feature " << name;
+  return 0;
+}
+
+// A combiner that learned "a candidate is needed when feature `name` is high".
+std::shared_ptr<const learn::Mlp> Prefers(const std::string& name) {
+  const size_t f = Feature(name);
+  std::mt19937 g(7);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  Eigen::MatrixXf X(2000, kCombinerFeatures), Y(2000, 1);
+  for (Eigen::Index r = 0; r < X.rows(); ++r) {
+    for (Eigen::Index c = 0; c < X.cols(); ++c) X(r, c) = u(g) < 0.5f ? 0.0f : u(g);
+    Y(r, 0) = X(r, static_cast<Eigen::Index>(f)) > 0.3f ? 1.0f : 0.0f;
+  }
+  auto m = std::make_shared<learn::Mlp>(std::vector<int>{static_cast<int>(kCombinerFeatures), 8, 1},
+                                        learn::OutputActivation::kSigmoid, 1);
+  learn::MlpTrainOptions opt;
+  opt.epochs = 40;
+  opt.learning_rate = 1e-2f;
+  m->Train(X, Y, opt);
+  return m;
+}
+
+class CombinerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("ontomem-combiner");
+    Options o;
+    o.data_dir = dir_;
+    auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
+    o.embedder = emb;
+    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
+    ASSERT_TRUE(store.ok());
+    mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    UsePipeline(nullptr);
+    std::vector<Turn> turns = {T("D1:1", "Ana", "I love titanic", 1000),
+                               T("D1:2", "Ana", "the film festival downtown was great", 2000)};
+    for (int i = 0; i < 30; ++i)
+      turns.push_back(T("D1:" + std::to_string(i + 3), "Ana", "groceries and laundry errand " + std::to_string(i), 3000 + i));
+    ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
+  }
+  void UsePipeline(std::shared_ptr<const learn::Mlp> combiner) {
+    testing::FakeExtractorOptions eo;
+    eo.tail_type = "movie";
+    eo.domain = "movies_tv";
+    eo.confidence = 0.95f;
+    GraphContext ctx;
+    ctx.detect_domains = [](std::string_view query, const std::vector<std::string>&) {
+      std::vector<std::pair<std::string, float>> out;
+      if (query.find("watch") != std::string_view::npos) out.emplace_back("movies_tv", 1.0f);
+      return out;
+    };
+    ctx.combiner = std::move(combiner);
+    mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
+  }
+  SearchResult Search(const std::string& query, const std::string& asker) {
+    SearchOptions so;
+    so.k = 5;
+    so.method = Method::kFull;
+    so.asker = asker;
+    auto r = mem_->Search(ana_, query, so);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : SearchResult{};
+  }
+  void TearDown() override {
+    mem_.reset();
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  std::string dir_;
+  std::unique_ptr<MemoryImpl> mem_;
+  const UserKey ana_{"acme", "ana"};
+};
+
+TEST_F(CombinerTest, ReordersGraphFirstSearchesByWhatItLearned) {
+  const std::string q = "what should I watch at the film festival";
+  UsePipeline(Prefers("graph_has"));
+  auto graph = Search(q, "Ana");
+  EXPECT_EQ(graph.route, "graph-first+combiner");
+  ASSERT_GE(graph.hits.size(), 2u);
+  EXPECT_EQ(graph.hits[0].turn.turn.id, "D1:1");  // the turn behind Ana -LIKES-> titanic
+  for (const Hit& h : graph.hits) {
+    EXPECT_GT(h.score, 0.0) << h.turn.turn.id;  // candidates: the combiner's probability
+    EXPECT_LT(h.score, 1.0) << h.turn.turn.id;
+  }
+  UsePipeline(Prefers("lexical_rank"));
+  auto lexical = Search(q, "Ana");
+  ASSERT_FALSE(lexical.hits.empty());
+  EXPECT_EQ(lexical.hits[0].turn.turn.id, "D1:2");  // shares "film festival" with the query
+  EXPECT_GT(lexical.hits[0].score, lexical.hits.back().score);
+}
+
+TEST_F(CombinerTest, LeavesSearchesWithoutGraphCandidatesToTheUnifiedScore) {
+  UsePipeline(nullptr);
+  auto plain = Search("laundry errand 7", "");
+  UsePipeline(Prefers("position"));
+  auto combined = Search("laundry errand 7", "");
+  EXPECT_EQ(combined.route, "dense-first");
+  ASSERT_EQ(plain.hits.size(), combined.hits.size());
+  for (size_t i = 0; i < plain.hits.size(); ++i) {
+    EXPECT_EQ(plain.hits[i].turn.turn.id, combined.hits[i].turn.turn.id);
+    EXPECT_EQ(plain.hits[i].score, combined.hits[i].score);
+  }
+  // And with the knob off, a graph-first search keeps the hand-set score.
+  RetrieverConfig off;
+  off.use_combiner = false;
+  mem_->set_retriever_config(off);
+  EXPECT_EQ(Search("what should I watch", "Ana").route, "graph-first");
+}
+
+TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
+  RetrieverConfig rc;
+  rc.combiner_candidates = 3;
+  rc.candidate_log = std::make_shared<std::vector<CombinerRow>>();
+  mem_->set_retriever_config(rc);
+  Search("what should I watch", "Ana");
+  const auto& rows = *rc.candidate_log;
+  // At most 3 from each of the graph, fused, dense and lexical views, no turn twice.
+  ASSERT_FALSE(rows.empty());
+  EXPECT_LE(rows.size(), 12u);
+  std::set<std::string> ids;
+  for (const CombinerRow& r : rows) EXPECT_TRUE(ids.insert(r.turn_id).second) << r.turn_id;
+  auto it = std::find_if(rows.begin(), rows.end(), [](const CombinerRow& r) { return r.turn_id == "D1:1"; });
+  ASSERT_NE(it, rows.end());
+  EXPECT_EQ(it->x[Feature("graph_has")], 1.0f);
+  EXPECT_EQ(it->x[Feature("graph_rank")], 1.0f);  // the graph's best turn
+  EXPECT_EQ(it->x[Feature("rel_likes")], 1.0f);
+  EXPECT_EQ(it->x[Feature("speaker_is_asker")], 1.0f);
+  EXPECT_EQ(it->x[Feature("graph_domain")], 1.0f);
+  // Not graph-first (nobody asks): the log is emptied, nothing is learned from that search.
+  Search("laundry errand", "");
+  EXPECT_TRUE(rc.candidate_log->empty());
+}
+
+TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
+  const std::string dir = testing::MakeTempDir("ontomem-combiner-file");
+  const std::string good = dir + "/good.bin", narrow = dir + "/narrow.bin", damaged = dir + "/damaged.bin";
+  ASSERT_TRUE(learn::Mlp({static_cast<int>(kCombinerFeatures), 4, 1}, learn::OutputActivation::kSigmoid).Save(good).ok());
+  ASSERT_TRUE(learn::Mlp({5, 4, 1}, learn::OutputActivation::kSigmoid).Save(narrow).ok());
+  std::string bytes = learn::Mlp({static_cast<int>(kCombinerFeatures), 4, 1}, learn::OutputActivation::kSigmoid).Serialize();
+  bytes[bytes.size() - 1] ^= 0x55;
+  ASSERT_TRUE(WriteFileAtomic(damaged, bytes).ok());
+  auto ok = LoadCombiner(good);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)->inputs(), static_cast<int>(kCombinerFeatures));
+  auto bad = LoadCombiner(narrow);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("train combiner"), std::string::npos) << bad.status().ToString();
+  auto broken = LoadCombiner(damaged);
+  EXPECT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().ToString().find("train combiner"), std::string::npos) << broken.status().ToString();
+  // The engine's loader: "none" turns it off, a named file must load.
+  setenv("ONTOMEM_COMBINER", "none", 1);
+  auto none = LoadDefaultCombiner("");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, nullptr);
+  setenv("ONTOMEM_COMBINER", damaged.c_str(), 1);
+  EXPECT_FALSE(LoadDefaultCombiner("").ok());
+  unsetenv("ONTOMEM_COMBINER");
+  // Without the variable, a models directory with no combiner gives the hand-set score.
+  auto missing = LoadDefaultCombiner(dir);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(*missing, nullptr);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ontomem
