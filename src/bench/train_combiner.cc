@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <ostream>
@@ -101,6 +102,19 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (config.hidden.empty() || config.positive_weights.empty())
     return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
   const size_t k = static_cast<size_t>(config.bench.k);
+  // The rows come from the hand-set score; the model being replaced may not even load (an
+  // older feature layout), so the pipeline is opened without one.
+  const char* prev = std::getenv("ONTOMEM_COMBINER");
+  const std::string saved = prev ? prev : "";
+  setenv("ONTOMEM_COMBINER", "none", 1);
+  struct Restore {
+    const char* prev;
+    std::string saved;
+    ~Restore() {
+      if (prev) setenv("ONTOMEM_COMBINER", saved.c_str(), 1);
+      else unsetenv("ONTOMEM_COMBINER");
+    }
+  } restore{prev, saved};
   std::vector<Split> train, dev;
   for (const auto& p : config.train_paths) {
     ASSIGN_OR_RETURN(Split s, Collect(config, p));

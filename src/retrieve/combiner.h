@@ -17,7 +17,7 @@
 
 namespace ontomem {
 
-inline constexpr size_t kCombinerFeatures = 28;
+inline constexpr size_t kCombinerFeatures = 31;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
 

@@ -109,12 +109,12 @@ int RankOf(const std::vector<float>& scores, int32_t i) {
 // Per turn: the graph score and the edge that gave it (what the combiner reads).
 struct GraphViewOut {
   std::vector<float> score, domain_match, tail_sim, turn_sim, weight;
-  std::vector<uint8_t> promoted;
+  std::vector<uint8_t> promoted, domain_known;
   std::vector<std::string> paths, targets, relations;
   float top_domain_conf = 0;
   void Clear(size_t i) {
     score[i] = domain_match[i] = tail_sim[i] = turn_sim[i] = weight[i] = 0;
-    promoted[i] = 0;
+    promoted[i] = domain_known[i] = 0;
     paths[i].clear(), targets[i].clear(), relations[i].clear();
   }
 };
@@ -126,6 +126,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   const size_t n = user.size();
   for (auto* v : {&out->score, &out->domain_match, &out->tail_sim, &out->turn_sim, &out->weight}) v->assign(n, 0.0f);
   out->promoted.assign(n, 0);
+  out->domain_known.assign(n, 0);
   for (auto* v : {&out->paths, &out->targets, &out->relations}) v->assign(n, std::string());
   std::vector<float>* s_graph = &out->score;
   if (options.asker.empty() || !ctx.detect_domains) return "dense-first";
@@ -189,6 +190,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
         out->turn_sim[ord] = turn_rel;
         out->weight[ord] = std::min(1.0f, e->weight);
         out->promoted[ord] = e->promoted;
+        out->domain_known[ord] = !e->domain.empty();
       }
     }
   }
@@ -355,15 +357,11 @@ void PprScores(const UserMemory& user, const Embedder& embedder, std::string_vie
   }
 }
 
-// Method rewrite: the dense query plus the cue words of the query's detected domain.
-Status RewriteQuery(const Embedder& embedder, std::string_view query, const SearchOptions& options,
-                    const RetrieverConfig& config, const GraphContext& ctx, std::vector<float>* qv,
-                    std::vector<std::string>* domains) {
-  if (!ctx.detect_domains || !ctx.domain_cues || config.rewrite_domain_weight <= 0) return Status::Ok();
-  const auto qd = ctx.detect_domains(query, options.context);
-  if (qd.empty()) return Status::Ok();
-  domains->push_back(qd.front().first);
-  const auto cues = ctx.domain_cues(qd.front().first);
+// The dense query plus the cue words of `domain` ("movies_tv" -> film, watch, ...).
+Status AddDomainCues(const Embedder& embedder, const RetrieverConfig& config, const GraphContext& ctx,
+                     const std::string& domain, std::vector<float>* qv) {
+  if (!ctx.domain_cues || config.rewrite_domain_weight <= 0) return Status::Ok();
+  const auto cues = ctx.domain_cues(domain);
   std::string words;
   for (size_t i = 0; i < cues.size() && i < config.rewrite_domain_cues; ++i) words.append(cues[i]).push_back(' ');
   if (words.empty()) return Status::Ok();
@@ -379,6 +377,17 @@ Status RewriteQuery(const Embedder& embedder, std::string_view query, const Sear
   return Status::Ok();
 }
 
+// Method rewrite: the dense query plus the cue words of the query's detected domain.
+Status RewriteQuery(const Embedder& embedder, std::string_view query, const SearchOptions& options,
+                    const RetrieverConfig& config, const GraphContext& ctx, std::vector<float>* qv,
+                    std::vector<std::string>* domains) {
+  if (!ctx.detect_domains || !ctx.domain_cues || config.rewrite_domain_weight <= 0) return Status::Ok();
+  const auto qd = ctx.detect_domains(query, options.context);
+  if (qd.empty()) return Status::Ok();
+  domains->push_back(qd.front().first);
+  return AddDomainCues(embedder, config, ctx, qd.front().first, qv);
+}
+
 float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 // The combiner's candidates: the union of each view's best `combiner_candidates` turns, with
@@ -387,7 +396,8 @@ float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     const UserMemory& user, const SearchOptions& options, const RetrieverConfig& config, const GraphViewOut& gv,
     const std::vector<float>& dense, const std::vector<float>& lexical, const std::vector<float>& fused,
-    const std::vector<float>& profile, const std::vector<uint8_t>& in_window, int64_t graph_candidates) {
+    const std::vector<float>& rewrite, const std::vector<float>& profile, const std::vector<uint8_t>& in_window,
+    int64_t graph_candidates) {
   const size_t n = user.size();
   const size_t c = config.combiner_candidates;
   std::vector<int32_t> slot(n, -1);
@@ -410,7 +420,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
   view(fused, false, 15);
   view(dense, false, 17);
   view(lexical, true, 19);
-  const auto zd = ZNormalise(dense), zl = ZNormalise(lexical);
+  view(rewrite, false, 29);
+  const auto zd = ZNormalise(dense), zl = ZNormalise(lexical), zr = ZNormalise(rewrite);
   auto clipz = [](float z) { return std::clamp(z, -4.0f, 8.0f) / 4.0f; };
   const float max_lz = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
   const std::string asker = text::AsciiLower(options.asker);
@@ -441,6 +452,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     x[25] = !asker.empty() && text::AsciiLower(user.turn(i).turn.speaker) == asker;
     x[26] = n > 1 ? static_cast<float>(i) / static_cast<float>(n - 1) : 1.0f;
     x[27] = profile.empty() ? 0.0f : profile[i];
+    x[28] = gv.domain_known[i];
+    x[30] = clipz(zr.empty() ? 0.0f : zr[i]);
   }
   return rows;
 }
@@ -652,8 +665,16 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       const bool combine = ctx.combiner && config.use_combiner && graph_first;
       if (config.candidate_log) config.candidate_log->clear();
       if (graph_first && (combine || config.candidate_log)) {
-        const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, profile_scores,
-                                             in_window, result.graph_candidates);
+        // The domain-aware dense view (method rewrite's query) as a fifth view.
+        std::vector<float> rewrite = dense;
+        if (!result.query_domains.empty()) {
+          std::vector<float> rq = qv;
+          RETURN_IF_ERROR(AddDomainCues(embedder, config, ctx, result.query_domains.front(), &rq));
+          user.dense().ScoreAll(rq.data(), &rewrite);
+          SmoothWithNeighbours(config.neighbour_weight, &rewrite);
+        }
+        const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, rewrite,
+                                             profile_scores, in_window, result.graph_candidates);
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
