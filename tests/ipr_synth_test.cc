@@ -240,7 +240,9 @@ TEST(IprSynth, RecurModeLabelsGoldConceptsAndNegatives) {
     for (const auto& n : s["promotion_negatives"]) {
       ++kinds[n["kind"].get<std::string>()];
       EXPECT_FALSE(gold_concepts.count(n["concept"].get<std::string>())) << s["sample_id"] << " " << n.dump();
-      if (n["kind"] != "one_off" && n["kind"] != "mixed") EXPECT_GE(n["sessions"].size(), 2u);
+      if (n["kind"] != "one_off" && n["kind"] != "mixed") {
+        EXPECT_GE(n["sessions"].size(), 2u);
+      }
     }
   }
   EXPECT_GE(gold, doc.size() * 3 / 4);

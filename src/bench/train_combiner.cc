@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <random>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -94,6 +95,40 @@ double CandidateCoverage(const Split& s) {
   return total ? static_cast<double>(in) / static_cast<double>(total) : 0;
 }
 
+// Listwise training (ListNet with one gold distribution per query): each step is one query,
+// its candidates' logits go through a softmax over the query, and the loss is the
+// cross-entropy against the gold turns (uniform over them). Mlp::Step applies the delta
+// P - T of a sigmoid output with binary cross-entropy, scaled by 1/rows; choosing
+// T = P - rows * (softmax - gold share) makes that delta the listwise gradient on the logits.
+void TrainListwise(const std::vector<Split>& train, int epochs, uint64_t seed, learn::Mlp* m) {
+  std::vector<const Query*> qs;
+  for (const Split& s : train)
+    for (const Query& q : s.queries)
+      if (std::count(q.gold.begin(), q.gold.end(), 1) > 0) qs.push_back(&q);
+  std::mt19937_64 g(seed);
+  for (int e = 0; e < epochs; ++e) {
+    std::shuffle(qs.begin(), qs.end(), g);
+    for (const Query* q : qs) {
+      const auto rows = static_cast<Eigen::Index>(q->x.size());
+      Eigen::MatrixXf X(rows, static_cast<Eigen::Index>(kCombinerFeatures));
+      for (Eigen::Index r = 0; r < rows; ++r)
+        for (size_t f = 0; f < kCombinerFeatures; ++f) X(r, static_cast<Eigen::Index>(f)) = q->x[static_cast<size_t>(r)][f];
+      const Eigen::MatrixXf P = m->ForwardBatch(X);
+      Eigen::ArrayXf z = P.col(0).array().max(1e-6f).min(1 - 1e-6f);
+      z = (z / (1 - z)).log();
+      Eigen::ArrayXf soft = (z - z.maxCoeff()).exp();
+      soft /= soft.sum();
+      const float gold = static_cast<float>(std::count(q->gold.begin(), q->gold.end(), 1));
+      Eigen::MatrixXf T(rows, 1);
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        const float y = q->gold[static_cast<size_t>(r)] ? 1.0f / gold : 0.0f;
+        T(r, 0) = P(r, 0) - static_cast<float>(rows) * (soft(r) - y);
+      }
+      m->Step(X, T, Eigen::VectorXf::Ones(rows), 1e-3f, 1e-5f);
+    }
+  }
+}
+
 }  // namespace
 
 Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
@@ -146,18 +181,25 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
 
   double best_dev = -1;
   learn::Mlp best;
-  nlohmann::json tried = nlohmann::json::array();
   std::string best_setting;
+  // Settings: pointwise binary cross-entropy with each gold-row weight, then listwise.
+  std::vector<float> weights = config.positive_weights;
+  if (config.listwise) weights.push_back(0.0f);  // 0 marks the listwise setting
   for (int hidden : config.hidden)
-    for (float pw : config.positive_weights) {
+    for (float pw : weights) {
       learn::Mlp m({static_cast<int>(kCombinerFeatures), hidden, 1}, learn::OutputActivation::kSigmoid, config.seed);
-      learn::MlpTrainOptions opt;
-      opt.epochs = config.epochs;
-      opt.batch_size = 64;
-      opt.seed = config.seed;
-      std::vector<float> w(rows);
-      for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(rows); ++i) w[static_cast<size_t>(i)] = Y(i, 0) > 0 ? pw : 1.0f;
-      const float loss = m.Train(X, Y, opt, w);
+      float loss = 0;
+      if (pw == 0.0f) {
+        TrainListwise(train, config.epochs, config.seed, &m);
+      } else {
+        learn::MlpTrainOptions opt;
+        opt.epochs = config.epochs;
+        opt.batch_size = 64;
+        opt.seed = config.seed;
+        std::vector<float> w(rows);
+        for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(rows); ++i) w[static_cast<size_t>(i)] = Y(i, 0) > 0 ? pw : 1.0f;
+        loss = m.Train(X, Y, opt, w);
+      }
       double train_r = 0, dev_r = 0;
       for (const Split& s : train) train_r += RecallOf(m, s, k) / static_cast<double>(train.size());
       std::string per_dev;
@@ -166,10 +208,11 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
         dev_r += d / static_cast<double>(dev.size());
         per_dev += fmt::format(" {:.4f}", d);
       }
-      const std::string setting = fmt::format("hidden {} positive weight {:g}", hidden, pw);
-      out << fmt::format("  {}: loss {:.4f}, train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n", setting, loss, k, train_r,
+      const std::string setting =
+          pw == 0.0f ? fmt::format("hidden {} listwise", hidden) : fmt::format("hidden {} positive weight {:g}", hidden, pw);
+      out << fmt::format("  {}: {}train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n", setting,
+                         pw == 0.0f ? "" : fmt::format("loss {:.4f}, ", loss), k, train_r,
                          k, per_dev, dev_r);
-      tried.push_back({{"hidden", hidden}, {"positive_weight", pw}, {"train_recall", train_r}, {"dev_recall", dev_r}});
       if (dev_r > best_dev + 1e-12) best_dev = dev_r, best = m, best_setting = setting;
     }
   double handset_dev = 0;

@@ -19,6 +19,7 @@ struct TrainCombinerConfig {
   std::string out_path;                  // "" = models/retrieval/combiner.bin
   std::vector<int> hidden = {8, 32};     // settings tried: hidden units x positive weights
   std::vector<float> positive_weights = {1.0f, 4.0f};
+  bool listwise = true;  // also try a listwise (softmax over each query's candidates) loss
   int epochs = 25;
   uint64_t seed = 1;
   BenchConfig bench;  // embedder, k, other knobs
