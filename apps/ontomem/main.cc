@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
 
   auto* search = app.add_subcommand("search", "rank a user's turns for a query");
   AddStoreFlags(search, &c, true);
-  std::string query, method = "fusion", asker;
+  std::string query, method = "full", asker;
   std::vector<std::string> context;
   int k = 10;
   bool json = false;

@@ -55,8 +55,9 @@ struct Fact {
 enum class Method {
   kDense,   // GloVe-SIF (or the configured embedder) cosine over the flat FAISS index
   kBm25,    // BM25 over stemmed, stop-word-free tokens of the turn and its predecessor
-  kFusion,  // weighted fusion of both views (the default; see docs/RESULTS.md for why)
-  kFull,    // hybrid: the user's memory graph (graph-first) unified with the fused views
+  kFusion,  // weighted fusion of both views
+  kFull,    // hybrid (the default): the user's memory graph (graph-first) with the fused views,
+            // ranked by the learned combiner when installed (docs/combiner.md, docs/RESULTS.md)
   // Baselines measured in the same harness (docs/RESULTS.md):
   kRewrite,  // cue augmentation (context, asker, detected domain's cue words) + dense, no graph
   kPpr,      // HippoRAG-style personalised PageRank over the extracted entity graph
@@ -71,7 +72,7 @@ struct SearchOptions {
   // Context budget: hits are dropped from the tail once their whitespace tokens would exceed it
   // (the top hit is always kept). 0 = no budget.
   int64_t max_context_tokens = 0;
-  Method method = Method::kFusion;
+  Method method = Method::kFull;
   std::string asker;      // who asks; first-person words in the query refer to them
   // Recent conversation said just before the query, oldest first. Used as query context, never
   // stored.

@@ -151,7 +151,7 @@ const std::vector<Tool>& Tools() {
         {"k", Type::kInteger, false, "number of turns to return (default 10)"},
         {"asker", Type::kString, false, "who asks; first-person words in the query refer to them"},
         {"context", Type::kStringArray, false, "the last few turns of the conversation, oldest first"},
-        {"method", Type::kString, false, "fusion (default), dense, bm25, full (graph + views), or the baselines rewrite and ppr"},
+        {"method", Type::kString, false, "full (default: memory graph + views), fusion, dense, bm25, or the baselines rewrite and ppr"},
         {"max_context_tokens", Type::kInteger, false, "drop trailing hits past this many words (0 = no limit)"}},
        true, false, false, &Recall},
       {"feedback", "Give feedback on a recall",
