@@ -86,6 +86,19 @@ TEST(Mlp, CorruptCheckpointIsRejected) {
   EXPECT_EQ(Mlp::Load("/nonexistent/mlp.bin").status().code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(Mlp, SetLayerStartsALinearMapAtTheIdentity) {
+  Mlp m({4, 4}, OutputActivation::kLinear, 5);
+  ASSERT_TRUE(m.SetLayer(0, Eigen::MatrixXf::Identity(4, 4), Eigen::VectorXf::Zero(4)).ok());
+  const Eigen::VectorXf x = Eigen::VectorXf::Random(4);
+  EXPECT_TRUE(m.Forward(x).isApprox(x));
+  EXPECT_EQ(m.SetLayer(0, Eigen::MatrixXf::Identity(3, 4), Eigen::VectorXf::Zero(3)).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.SetLayer(1, Eigen::MatrixXf::Identity(4, 4), Eigen::VectorXf::Zero(4)).code(), StatusCode::kInvalidArgument);
+  // Training moves it from there: one step towards a target of 2x.
+  Eigen::MatrixXf X = x.transpose(), Y = 2 * x.transpose();
+  m.Step(X, Y, Eigen::VectorXf::Ones(1), 1e-2f, 0.0f);
+  EXPECT_GT(m.Forward(x).dot(x), x.dot(x));
+}
+
 TEST(Mlp, BatchForwardMatchesOneByOne) {
   for (auto act : {OutputActivation::kSigmoid, OutputActivation::kSoftmax, OutputActivation::kLinear}) {
     Mlp m({5, 7, 3}, act, 3);

@@ -149,9 +149,10 @@ TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
   mem_->set_retriever_config(rc);
   Search("what should I watch", "Ana");
   const auto& rows = *rc.candidate_log;
-  // At most 3 from each of the graph, fused, dense and lexical views, no turn twice.
+  // At most 3 from each of the five views (graph, fused, dense, lexical, rewrite), no turn
+  // twice.
   ASSERT_FALSE(rows.empty());
-  EXPECT_LE(rows.size(), 12u);
+  EXPECT_LE(rows.size(), 15u);
   std::set<std::string> ids;
   for (const CombinerRow& r : rows) EXPECT_TRUE(ids.insert(r.turn_id).second) << r.turn_id;
   auto it = std::find_if(rows.begin(), rows.end(), [](const CombinerRow& r) { return r.turn_id == "D1:1"; });
@@ -164,6 +165,43 @@ TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
   // Not graph-first (nobody asks): the log is emptied, nothing is learned from that search.
   Search("laundry errand", "");
   EXPECT_TRUE(rc.candidate_log->empty());
+}
+
+TEST_F(CombinerTest, ProjectedDenseViewUsesTheLearnedMap) {
+  const int d = 1024;  // the fake embedder's dimension
+  auto identity = std::make_shared<learn::Mlp>(std::vector<int>{d, d}, learn::OutputActivation::kLinear);
+  ASSERT_TRUE(identity->SetLayer(0, Eigen::MatrixXf::Identity(d, d), Eigen::VectorXf::Zero(d)).ok());
+  testing::FakeExtractorOptions eo;
+  GraphContext ctx;
+  ctx.dense_projection = identity;
+  mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
+  RetrieverConfig rc;
+  mem_->set_retriever_config(rc);
+  SearchOptions so;
+  so.k = 5;
+  so.method = Method::kDense;
+  auto plain = mem_->Search(ana_, "laundry errand 3", so);
+  rc.project_dense = true;
+  mem_->set_retriever_config(rc);
+  auto projected = mem_->Search(ana_, "laundry errand 3", so);
+  ASSERT_TRUE(plain.ok() && projected.ok());
+  ASSERT_EQ(plain->hits.size(), projected->hits.size());
+  for (size_t i = 0; i < plain->hits.size(); ++i)  // the identity map ranks as dense does
+    EXPECT_EQ(plain->hits[i].turn.turn.id, projected->hits[i].turn.turn.id);
+  // A map that sends every query to one turn's direction ranks that turn first.
+  auto to_festival = std::make_shared<learn::Mlp>(std::vector<int>{d, d}, learn::OutputActivation::kLinear);
+  std::vector<float> festival(d);
+  ASSERT_TRUE(testing::FakeEmbedder(d, "fake-1024").Embed("the film festival downtown was great", festival.data()).ok());
+  ASSERT_TRUE(to_festival
+                  ->SetLayer(0, Eigen::MatrixXf::Zero(d, d),
+                             Eigen::Map<const Eigen::VectorXf>(festival.data(), d))
+                  .ok());
+  ctx.dense_projection = to_festival;
+  mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
+  auto moved = mem_->Search(ana_, "laundry errand 3", so);
+  ASSERT_TRUE(moved.ok());
+  ASSERT_FALSE(moved->hits.empty());
+  EXPECT_EQ(moved->hits[0].turn.turn.id, "D1:2");
 }
 
 TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
@@ -195,6 +233,26 @@ TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
   auto missing = LoadDefaultCombiner(dir);
   ASSERT_TRUE(missing.ok());
   EXPECT_EQ(*missing, nullptr);
+  // The projection must be a linear map of the embedder's dimension.
+  const std::string proj = dir + "/proj.bin";
+  ASSERT_TRUE(learn::Mlp({8, 8}, learn::OutputActivation::kLinear).Save(proj).ok());
+  EXPECT_TRUE(LoadProjection(proj, 8).ok());
+  auto wrong_dim = LoadProjection(proj, 100);
+  EXPECT_EQ(wrong_dim.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong_dim.status().message().find("train projection"), std::string::npos);
+  EXPECT_EQ(LoadProjection(good, static_cast<int>(kCombinerFeatures)).status().code(), StatusCode::kInvalidArgument);
+  // The default path: a map for another embedder is skipped; a named file must fit.
+  std::filesystem::create_directories(dir + "/retrieval");
+  std::filesystem::copy_file(proj, dir + "/retrieval/projection.bin");
+  auto other = LoadDefaultProjection(dir, 100);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_EQ(*other, nullptr);
+  auto fits = LoadDefaultProjection(dir, 8);
+  ASSERT_TRUE(fits.ok());
+  EXPECT_NE(*fits, nullptr);
+  setenv("ONTOMEM_PROJECTION", proj.c_str(), 1);
+  EXPECT_FALSE(LoadDefaultProjection(dir, 100).ok());
+  unsetenv("ONTOMEM_PROJECTION");
   std::filesystem::remove_all(dir);
 }
 

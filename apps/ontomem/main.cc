@@ -19,6 +19,7 @@
 #include "bench/plot.h"
 #include "bench/prefeval_compose.h"
 #include "bench/train_combiner.h"
+#include "bench/train_projection.h"
 #include "bench/train_scorer.h"
 #include "learn/promotion_train.h"
 #include "embed/lexicon_cli.h"
@@ -361,6 +362,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train_cmb->add_option("--k", tcc.bench.k, "cut-off k")->capture_default_str();
   train_cmb->add_option("--lexicon", c.lexicon, "lexicon file");
+  auto* train_proj = train->add_subcommand("projection", "fit the learned dense-query projection (docs/combiner.md)");
+  TrainProjectionConfig tpc;
+  train_proj->add_option("--train", tpc.train_paths, "LoCoMo-format train splits (e.g. `bench gen-ipr --split train`)")->required();
+  train_proj->add_option("--dev", tpc.dev_paths, "splits the epoch is chosen on")->required();
+  train_proj->add_option("--out", tpc.out_path, "model file (default: <repo>/models/retrieval/projection.bin)");
+  train_proj->add_option("--epochs", tpc.epochs, "training epochs")->capture_default_str();
+  train_proj->add_option("--temperature", tpc.temperature, "softmax temperature")->capture_default_str();
+  train_proj->add_option("--lr", tpc.learning_rate, "Adam step size")->capture_default_str();
+  train_proj->add_option("--lexicon", c.lexicon, "lexicon file");
   auto* train_prom = train->add_subcommand("promotion", "fit the promotion gate on recurring-preference IPR-synth (docs/promotion.md)");
   PromotionArgs tpa;
   train_prom->add_option("--out", tpa.gate_path, "gate file (default: <repo>/models/promotion/gate.json)");
@@ -606,6 +616,13 @@ int main(int argc, char** argv) {
     tsc.bench.embedder = *emb;
     tsc.bench.progress = isatty(2) == 1;
     Status st = RunTrainScorer(tsc, std::cout);
+    return st.ok() ? 0 : Fail(st);
+  }
+  if (*train_proj) {
+    auto emb = SifEmbedder::Open(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon, SifEmbedderOptions{});
+    if (!emb.ok()) return Fail(emb.status());
+    tpc.embedder = *emb;
+    Status st = RunTrainProjection(tpc, std::cout);
     return st.ok() ? 0 : Fail(st);
   }
   if (*train_cmb) {

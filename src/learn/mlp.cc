@@ -74,6 +74,16 @@ Eigen::VectorXf Mlp::Forward(const Eigen::Ref<const Eigen::VectorXf>& x) const {
   return h;
 }
 
+Status Mlp::SetLayer(size_t l, const Eigen::MatrixXf& W, const Eigen::VectorXf& b) {
+  if (l >= W_.size() || W.rows() != W_[l].rows() || W.cols() != W_[l].cols() || b.size() != b_[l].size())
+    return Status::InvalidArgument("Mlp::SetLayer: layer index or shape does not match the network");
+  W_[l] = W;
+  b_[l] = b;
+  mW_.clear(), vW_.clear(), mb_.clear(), vb_.clear();  // Adam restarts from the new weights
+  t_ = 0;
+  return Status::Ok();
+}
+
 Eigen::MatrixXf Mlp::ForwardBatch(const Eigen::Ref<const Eigen::MatrixXf>& X) const {
   // Columns = examples: one matrix product per layer instead of one per example.
   Eigen::MatrixXf A = X.transpose();

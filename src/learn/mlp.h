@@ -62,6 +62,10 @@ class Mlp {
   float Step(const Eigen::Ref<const Eigen::MatrixXf>& X, const Eigen::Ref<const Eigen::MatrixXf>& Y,
              const Eigen::Ref<const Eigen::VectorXf>& w, float learning_rate, float l2);
 
+  // Replaces layer l's weights (out x in) and bias; InvalidArgument on a shape mismatch. Used
+  // to start a linear map at the identity.
+  Status SetLayer(size_t l, const Eigen::MatrixXf& W, const Eigen::VectorXf& b);
+
   // Serialisation (format above). Deserialize errors: Corruption naming `origin`.
   std::string Serialize() const;
   static StatusOr<Mlp> Deserialize(std::string_view bytes, const std::string& origin);

@@ -47,4 +47,32 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::strin
   return LoadCombiner(path);
 }
 
+std::string DefaultProjectionPath(const std::string& models_dir) {
+  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/projection.bin";
+}
+
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadProjection(const std::string& path, int dim) {
+  auto m = learn::Mlp::Load(path);
+  if (!m.ok())
+    return m.status().WithContext("dense projection (rebuild it with `ontomem train projection`, or set ONTOMEM_PROJECTION=none)");
+  if (m->sizes() != std::vector<int>{dim, dim} || m->output_activation() != learn::OutputActivation::kLinear)
+    return Status::InvalidArgument(fmt::format(
+        "{}: not a linear map of dimension {} (the embedder's); retrain it with `ontomem train projection`", path, dim));
+  return std::shared_ptr<const learn::Mlp>(std::make_shared<learn::Mlp>(std::move(*m)));
+}
+
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultProjection(const std::string& models_dir, int dim) {
+  const char* env = std::getenv("ONTOMEM_PROJECTION");
+  const bool from_env = env && *env;
+  const std::string path = from_env ? env : DefaultProjectionPath(models_dir);
+  if (path == "none") return std::shared_ptr<const learn::Mlp>();
+  std::error_code ec;
+  if (!from_env && !std::filesystem::exists(path, ec)) return std::shared_ptr<const learn::Mlp>();
+  auto p = LoadProjection(path, dim);
+  // The shipped map is for the GloVe-SIF lexicon's 100 dimensions; another embedder simply
+  // goes without it. A file named in the environment must fit.
+  if (!p.ok() && !from_env && p.status().code() == StatusCode::kInvalidArgument) return std::shared_ptr<const learn::Mlp>();
+  return p;
+}
+
 }  // namespace ontomem

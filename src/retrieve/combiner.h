@@ -38,4 +38,13 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path
 // default file gives null (the hand-set unified score is used).
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir);
 
+// The learned projection of the dense query (`ontomem train projection`): a linear map of the
+// embedder's dimension, <models_dir>/retrieval/projection.bin, $ONTOMEM_PROJECTION ("none":
+// not used). Method dense uses it with RetrieverConfig::project_dense (a measurement; the
+// combiner does not read it: see docs/combiner.md).
+std::string DefaultProjectionPath(const std::string& models_dir);
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadProjection(const std::string& path, int dim);
+// A default-path map of another dimension (another embedder) gives null, not an error.
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultProjection(const std::string& models_dir, int dim);
+
 }  // namespace ontomem

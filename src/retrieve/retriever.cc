@@ -390,6 +390,17 @@ Status RewriteQuery(const Embedder& embedder, std::string_view query, const Sear
 
 float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// The learned projection of a dense query vector (ranking by it is scale-free; normalised
+// so that it is a query vector like the others).
+std::vector<float> Project(const learn::Mlp& m, const std::vector<float>& qv) {
+  const Eigen::VectorXf o = m.Forward(Eigen::Map<const Eigen::VectorXf>(qv.data(), static_cast<Eigen::Index>(qv.size())));
+  std::vector<float> out(o.data(), o.data() + o.size());
+  const float n = o.norm();
+  if (n > 0)
+    for (float& v : out) v /= n;
+  return out;
+}
+
 // The combiner's candidates: the union of each view's best `combiner_candidates` turns, with
 // their features (the layout of kCombinerFeatureNames). A view's rank feature is k / (k + rank)
 // inside its best turns and 0 beyond; z-scores are clipped and scaled to about [-1, 2].
@@ -488,6 +499,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv));
     if (options.method == Method::kRewrite)
       RETURN_IF_ERROR(RewriteQuery(embedder, query, options, config, ctx, &qv, &result.query_domains));
+    if (options.method == Method::kDense && config.project_dense && ctx.dense_projection) qv = Project(*ctx.dense_projection, qv);
     user.dense().ScoreAll(qv.data(), &dense);
     SmoothWithNeighbours(config.neighbour_weight, &dense);
   }

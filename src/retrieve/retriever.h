@@ -87,6 +87,8 @@ struct RetrieverConfig {
   // dev (30: 0.52) at about 0.1 ms (docs/combiner.md); the model is trained with the same value.
   bool use_combiner = true;
   size_t combiner_candidates = 150;
+  // Method dense with the learned query projection (a measurement: `dense@project=1`).
+  bool project_dense = false;
   // When set, every method-full search replaces its contents with the candidates' features
   // (`ontomem train combiner` collects its training rows this way).
   std::shared_ptr<std::vector<CombinerRow>> candidate_log;
@@ -114,6 +116,8 @@ struct GraphContext {
   std::function<std::vector<std::string>(const std::string& domain)> domain_cues;
   // The trained combiner of method full (retrieve/combiner.h); null: the hand-set unified score.
   std::shared_ptr<const learn::Mlp> combiner;
+  // The learned dense-query projection (retrieve/combiner.h); null: none.
+  std::shared_ptr<const learn::Mlp> dense_projection;
 };
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
