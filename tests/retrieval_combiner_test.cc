@@ -149,10 +149,10 @@ TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
   mem_->set_retriever_config(rc);
   Search("what should I watch", "Ana");
   const auto& rows = *rc.candidate_log;
-  // At most 3 from each of the five views (graph, fused, dense, lexical, rewrite), no turn
-  // twice.
+  // At most 3 from each of the six views (graph, fused, dense, lexical, rewrite, projected),
+  // no turn twice.
   ASSERT_FALSE(rows.empty());
-  EXPECT_LE(rows.size(), 15u);
+  EXPECT_LE(rows.size(), 18u);
   std::set<std::string> ids;
   for (const CombinerRow& r : rows) EXPECT_TRUE(ids.insert(r.turn_id).second) << r.turn_id;
   auto it = std::find_if(rows.begin(), rows.end(), [](const CombinerRow& r) { return r.turn_id == "D1:1"; });

@@ -2,7 +2,8 @@
 // contrastively on IPR-synth train (a request against the user's whole history: its
 // preference statements are the positives, every other turn a negative; InfoNCE), chosen by
 // epoch on dev. Turn vectors stay as stored, so it costs one 100 x 100 product per search.
-// Measured through method dense with `project=1` (docs/combiner.md).
+// The combiner reads it as a sixth view; method dense uses it with `project=1`
+// (docs/combiner.md).
 #pragma once
 
 #include <iosfwd>

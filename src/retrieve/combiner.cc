@@ -18,7 +18,7 @@ const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames = {
     "fused_rank",     "fused_z",        "dense_rank",     "dense_z",        "lexical_rank",
     "lexical_z",      "query_max_lexical_z", "query_domain_conf", "query_graph_candidates",
     "in_time_window", "speaker_is_asker", "position",     "profile", "graph_domain_known",
-    "rewrite_rank",   "rewrite_z"};
+    "rewrite_rank",   "rewrite_z",      "projected_rank", "projected_z"};
 
 std::string DefaultCombinerPath(const std::string& models_dir) {
   return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/combiner.bin";

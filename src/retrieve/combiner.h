@@ -17,7 +17,7 @@
 
 namespace ontomem {
 
-inline constexpr size_t kCombinerFeatures = 31;
+inline constexpr size_t kCombinerFeatures = 33;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
 
@@ -40,8 +40,8 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::strin
 
 // The learned projection of the dense query (`ontomem train projection`): a linear map of the
 // embedder's dimension, <models_dir>/retrieval/projection.bin, $ONTOMEM_PROJECTION ("none":
-// not used). Method dense uses it with RetrieverConfig::project_dense (a measurement; the
-// combiner does not read it: see docs/combiner.md).
+// not used). The combiner reads it as a sixth view (plain dense when it is absent); method
+// dense uses it with RetrieverConfig::project_dense.
 std::string DefaultProjectionPath(const std::string& models_dir);
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadProjection(const std::string& path, int dim);
 // A default-path map of another dimension (another embedder) gives null, not an error.

@@ -407,8 +407,8 @@ std::vector<float> Project(const learn::Mlp& m, const std::vector<float>& qv) {
 std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     const UserMemory& user, const SearchOptions& options, const RetrieverConfig& config, const GraphViewOut& gv,
     const std::vector<float>& dense, const std::vector<float>& lexical, const std::vector<float>& fused,
-    const std::vector<float>& rewrite, const std::vector<float>& profile, const std::vector<uint8_t>& in_window,
-    int64_t graph_candidates) {
+    const std::vector<float>& rewrite, const std::vector<float>& projected, const std::vector<float>& profile,
+    const std::vector<uint8_t>& in_window, int64_t graph_candidates) {
   const size_t n = user.size();
   const size_t c = config.combiner_candidates;
   std::vector<int32_t> slot(n, -1);
@@ -432,7 +432,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
   view(dense, false, 17);
   view(lexical, true, 19);
   view(rewrite, false, 29);
-  const auto zd = ZNormalise(dense), zl = ZNormalise(lexical), zr = ZNormalise(rewrite);
+  view(projected, false, 31);
+  const auto zd = ZNormalise(dense), zl = ZNormalise(lexical), zr = ZNormalise(rewrite), zp = ZNormalise(projected);
   auto clipz = [](float z) { return std::clamp(z, -4.0f, 8.0f) / 4.0f; };
   const float max_lz = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
   const std::string asker = text::AsciiLower(options.asker);
@@ -465,6 +466,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     x[27] = profile.empty() ? 0.0f : profile[i];
     x[28] = gv.domain_known[i];
     x[30] = clipz(zr.empty() ? 0.0f : zr[i]);
+    x[32] = clipz(zp.empty() ? 0.0f : zp[i]);
   }
   return rows;
 }
@@ -685,7 +687,14 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           user.dense().ScoreAll(rq.data(), &rewrite);
           SmoothWithNeighbours(config.neighbour_weight, &rewrite);
         }
-        const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, rewrite,
+        // The learned projection of the dense query as a sixth view (plain dense without one).
+        std::vector<float> projected = dense;
+        if (ctx.dense_projection) {
+          const auto pq = Project(*ctx.dense_projection, qv);
+          user.dense().ScoreAll(pq.data(), &projected);
+          SmoothWithNeighbours(config.neighbour_weight, &projected);
+        }
+        const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, rewrite, projected,
                                              profile_scores, in_window, result.graph_candidates);
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
