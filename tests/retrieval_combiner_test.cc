@@ -13,21 +13,14 @@
 #include "engine/memory_impl.h"
 #include "retrieve/combiner.h"
 #include "fake_embedder.h"
+#include "fake_memory.h"
 #include "fake_extractor.h"
 #include "test_util.h"
 
 namespace ontomem {
 namespace {
 
-Turn T(std::string id, std::string speaker, std::string text, int64_t t) {
-  Turn turn;
-  turn.id = std::move(id);
-  turn.speaker = std::move(speaker);
-  turn.text = std::move(text);
-  turn.time_ms = t;
-  turn.session = "s1";
-  return turn;
-}
+using testing::TimedTurn;
 
 size_t Feature(const std::string& name) {
   for (size_t i = 0; i < kCombinerFeatures; ++i)
@@ -59,18 +52,13 @@ class CombinerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::MakeTempDir("ontomem-combiner");
-    Options o;
-    o.data_dir = dir_;
-    auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
-    o.embedder = emb;
-    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
-    ASSERT_TRUE(store.ok());
-    mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    mem_ = testing::OpenFakeMemory(dir_);
+    ASSERT_NE(mem_, nullptr);
     UsePipeline(nullptr);
-    std::vector<Turn> turns = {T("D1:1", "Ana", "I love titanic", 1000),
-                               T("D1:2", "Ana", "the film festival downtown was great", 2000)};
+    std::vector<Turn> turns = {TimedTurn("D1:1", "Ana", "I love titanic", 1000),
+                               TimedTurn("D1:2", "Ana", "the film festival downtown was great", 2000)};
     for (int i = 0; i < 30; ++i)
-      turns.push_back(T("D1:" + std::to_string(i + 3), "Ana", "groceries and laundry errand " + std::to_string(i), 3000 + i));
+      turns.push_back(TimedTurn("D1:" + std::to_string(i + 3), "Ana", "groceries and laundry errand " + std::to_string(i), 3000 + i));
     ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
   }
   void UsePipeline(std::shared_ptr<const learn::Mlp> combiner) {

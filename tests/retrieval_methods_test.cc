@@ -7,6 +7,7 @@
 #include "engine/memory_impl.h"
 #include "retrieve/profile.h"
 #include "fake_embedder.h"
+#include "fake_memory.h"
 #include "fake_extractor.h"
 #include "test_util.h"
 
@@ -22,33 +23,20 @@ std::shared_ptr<FactExtractor> LoveExtractor() {
   return std::make_shared<testing::FakeExtractor>(o);
 }
 
-Turn T(std::string id, std::string speaker, std::string text, int64_t t) {
-  Turn turn;
-  turn.id = std::move(id);
-  turn.speaker = std::move(speaker);
-  turn.text = std::move(text);
-  turn.time_ms = t;
-  turn.session = "s1";
-  return turn;
-}
+using testing::TimedTurn;
 
 class RetrievalMethodsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::MakeTempDir("ontomem-methods");
-    Options o;
-    o.data_dir = dir_;
-    auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
-    o.embedder = emb;
-    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
-    ASSERT_TRUE(store.ok());
-    mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    mem_ = testing::OpenFakeMemory(dir_);
+    ASSERT_NE(mem_, nullptr);
     SetPipeline();
-    std::vector<Turn> turns = {T("D1:1", "Ana", "I love titanic", 1000),
-                               T("D1:2", "Bo", "I love jaws", 2000),
-                               T("D1:3", "Ana", "the film festival downtown was great", 3000)};
+    std::vector<Turn> turns = {TimedTurn("D1:1", "Ana", "I love titanic", 1000),
+                               TimedTurn("D1:2", "Bo", "I love jaws", 2000),
+                               TimedTurn("D1:3", "Ana", "the film festival downtown was great", 3000)};
     for (int i = 0; i < 40; ++i)
-      turns.push_back(T("D1:" + std::to_string(i + 4), "Ana", "groceries and laundry errand " + std::to_string(i), 4000 + i));
+      turns.push_back(TimedTurn("D1:" + std::to_string(i + 4), "Ana", "groceries and laundry errand " + std::to_string(i), 4000 + i));
     ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
   }
   void SetPipeline() {
@@ -211,7 +199,7 @@ TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {
   const UserKey bo{"acme", "bo"};
   std::vector<Turn> turns;
   for (int i = 0; i < 30; ++i)  // one turn a day for 30 days, the same words each time
-    turns.push_back(T("D" + std::to_string(i), "Bo", "we talked about the garden plan", kNow - (30 - i) * kDay));
+    turns.push_back(TimedTurn("D" + std::to_string(i), "Bo", "we talked about the garden plan", kNow - (30 - i) * kDay));
   ASSERT_TRUE(mem_->IngestBatch(bo, turns).ok());
   SearchOptions so;
   so.k = 3;

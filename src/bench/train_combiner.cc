@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <numeric>
 #include <random>
 #include <ostream>
@@ -220,9 +219,7 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   out << fmt::format("chosen: {} (dev mean R@{} {:.4f}; hand-set unified score {:.4f})\n", best_setting, k, best_dev,
                      handset_dev);
   const std::string path = config.out_path.empty() ? DefaultCombinerPath("") : config.out_path;
-  std::error_code ec;
-  if (auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
-  RETURN_IF_ERROR(best.Save(path));
+  RETURN_IF_ERROR(SaveRetrievalModel(best, path));
   out << "wrote " << path << " (method full uses it; ONTOMEM_COMBINER=none or `full@combiner=0` turns it off)\n";
   return Status::Ok();
 }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <numeric>
 #include <ostream>
@@ -148,9 +147,7 @@ Status RunTrainProjection(const TrainProjectionConfig& config, std::ostream& out
   }
   out << fmt::format("chosen: epoch {} (dev R@{} {:.4f})\n", best_epoch, k, best_dev);
   const std::string path = config.out_path.empty() ? DefaultProjectionPath("") : config.out_path;
-  std::error_code ec;
-  if (auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
-  RETURN_IF_ERROR(best.Save(path));
+  RETURN_IF_ERROR(SaveRetrievalModel(best, path));
   out << "wrote " << path << "\n";
   return Status::Ok();
 }

@@ -20,6 +20,27 @@ const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames = {
     "in_time_window", "speaker_is_asker", "position",     "profile", "graph_domain_known",
     "rewrite_rank",   "rewrite_z",      "projected_rank", "projected_z"};
 
+namespace {
+
+// The file named by $env, else the default path; "" when the variable says "none" or the
+// default file does not exist (the model is optional; a named file must load).
+std::string ModelPath(const char* env, const std::string& default_path, bool* from_env) {
+  const char* v = std::getenv(env);
+  *from_env = v && *v;
+  const std::string path = *from_env ? v : default_path;
+  std::error_code ec;
+  if (path == "none" || (!*from_env && !std::filesystem::exists(path, ec))) return "";
+  return path;
+}
+
+}  // namespace
+
+Status SaveRetrievalModel(const learn::Mlp& m, const std::string& path) {
+  std::error_code ec;
+  if (auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
+  return m.Save(path);
+}
+
 std::string DefaultCombinerPath(const std::string& models_dir) {
   return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/combiner.bin";
 }
@@ -38,12 +59,9 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path
 }
 
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir) {
-  const char* env = std::getenv("ONTOMEM_COMBINER");
-  const bool from_env = env && *env;
-  const std::string path = from_env ? env : DefaultCombinerPath(models_dir);
-  if (path == "none") return std::shared_ptr<const learn::Mlp>();
-  std::error_code ec;
-  if (!from_env && !std::filesystem::exists(path, ec)) return std::shared_ptr<const learn::Mlp>();
+  bool from_env = false;
+  const std::string path = ModelPath("ONTOMEM_COMBINER", DefaultCombinerPath(models_dir), &from_env);
+  if (path.empty()) return std::shared_ptr<const learn::Mlp>();
   return LoadCombiner(path);
 }
 
@@ -62,12 +80,9 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadProjection(const std::string& pa
 }
 
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultProjection(const std::string& models_dir, int dim) {
-  const char* env = std::getenv("ONTOMEM_PROJECTION");
-  const bool from_env = env && *env;
-  const std::string path = from_env ? env : DefaultProjectionPath(models_dir);
-  if (path == "none") return std::shared_ptr<const learn::Mlp>();
-  std::error_code ec;
-  if (!from_env && !std::filesystem::exists(path, ec)) return std::shared_ptr<const learn::Mlp>();
+  bool from_env = false;
+  const std::string path = ModelPath("ONTOMEM_PROJECTION", DefaultProjectionPath(models_dir), &from_env);
+  if (path.empty()) return std::shared_ptr<const learn::Mlp>();
   auto p = LoadProjection(path, dim);
   // The shipped map is for the GloVe-SIF lexicon's 100 dimensions; another embedder simply
   // goes without it. A file named in the environment must fit.

@@ -27,6 +27,9 @@ struct CombinerRow {
   CombinerFeatures x{};
 };
 
+// Writes a combiner or projection, creating its directory.
+Status SaveRetrievalModel(const learn::Mlp& m, const std::string& path);
+
 // <models_dir>/retrieval/combiner.bin ("" = the extractor's default models directory).
 std::string DefaultCombinerPath(const std::string& models_dir);
 
