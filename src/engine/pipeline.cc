@@ -8,8 +8,8 @@
 #include "extract/extractor.h"
 #include "extract/resources.h"
 #include "graph/promotion_gate.h"
-#include "retrieve/combiner.h"
 #include "ontology/wordnet.h"
+#include "retrieve/combiner.h"
 #include "retrieve/domain_classifier.h"
 
 namespace ontomem {

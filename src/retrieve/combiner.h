@@ -1,7 +1,7 @@
 // The learned combiner of method full: a small MLP that scores each candidate turn from the
 // views' evidence about it (graph edge, its relation and domain match, calibrated ranks and
-// z-scores of the dense and lexical views, time window, speaker, position) plus a few facts
-// about the query. It replaces the hand-set unified score's fixed weighting, which had to
+// z-scores of the fused, dense, lexical, domain-rewritten and projected views, time window,
+// speaker, position) plus a few facts about the query. It replaces the hand-set unified score's fixed weighting, which had to
 // choose between interleaving the views (good when the query names what it wants) and summing
 // them (good when only the graph knows). Trained by `ontomem train combiner`
 // (docs/combiner.md); models/retrieval/combiner.bin.

@@ -84,7 +84,7 @@ struct RetrieverConfig {
   // Method full with a trained combiner (GraphContext::combiner): on graph-first searches it
   // reorders the union of each view's best `combiner_candidates` turns; the rest keep the
   // unified score's order below them. 150 holds 0.88 of the gold turns at 8x history on IPR
-  // dev (30: 0.52) at about 0.1 ms (docs/combiner.md); the model is trained with the same value.
+  // dev (30: 0.52) at about 0.2 ms (docs/combiner.md); the model is trained with the same value.
   bool use_combiner = true;
   size_t combiner_candidates = 150;
   // Method dense with the learned query projection (a measurement: `dense@project=1`).
