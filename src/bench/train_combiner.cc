@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
-#include <random>
 #include <ostream>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -57,8 +57,9 @@ StatusOr<Split> Collect(const TrainCombinerConfig& config, const std::string& pa
   return split;
 }
 
-// Recall@k when each query's candidates are ordered by the model (ties: earlier turn first,
-// as the retriever orders them) and every other turn ranks below them.
+// Recall@k when each query's candidates are ordered by the model and every other turn ranks
+// below them, as in the retriever (which breaks the rare exact ties by turn order, this by
+// candidate order).
 double RecallOf(const learn::Mlp& m, const Split& s, size_t k) {
   double sum = 0;
   size_t n = 0;
