@@ -11,8 +11,13 @@
 # - combiner: IPR-synth train (seed 20261202, 600 dialogues, 1x and 8x history) and the topics
 #   lifestyle_health and shop_technology (seeds 2, 4); the setting is chosen on IPR-synth dev
 #   and those two topics composed with seed 3.
+# - dense-first combiner (the searches without graph candidates, all of LoCoMo): the same
+#   IPR-synth and PrefEval train splits' dense-first queries plus the five LoCoMo dev
+#   conversations, cross-validated one conversation out (the setting is chosen on the held-out
+#   conversations' mean; IPR-synth and PrefEval dev are reported). LoCoMo's other five
+#   conversations are not in this workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
-# topics and the IPR-synth test split are never read. About 5 minutes on 2 cores.
+# topics and the IPR-synth test split are never read. About 10 minutes on 2 cores.
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,3 +56,12 @@ done
   --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
   --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" \
   --out models/retrieval/combiner.bin
+L="$DATA/locomo/locomo_dev5.json"
+"$B" train combiner --route dense-first \
+  --train "$WORK/ipr_train_x1.json" --train "$WORK/ipr_train_x8.json" \
+  --train "$WORK/pe_comb_explicit_s2.json" --train "$WORK/pe_comb_choice_s2.json" \
+  --train "$WORK/pe_comb_explicit_s4.json" --train "$WORK/pe_comb_choice_s4.json" \
+  --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
+  --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
+  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" \
+  --out models/retrieval/combiner_dense.bin

@@ -100,6 +100,31 @@ TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Harness, DatasetSpecSelectsSamplesInTheGivenOrder) {
+  std::string dir = testing::MakeTempDir("ontomem-harness-spec");
+  std::string path = dir + "/data.json";
+  std::string two = std::string(kData);
+  two = two.substr(0, two.size() - 1) + R"(,{"sample_id":"s2","conversation":{"speaker_a":"Cy","speaker_b":"Di",
+    "session_1":[{"speaker":"Cy","dia_id":"D1:1","text":"hello"}]},"qa":[]}])";
+  std::ofstream(path) << two;
+  auto all = LoadBenchDataset(path);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all->samples.size(), 2u);
+  auto picked = LoadBenchDataset(path + "#s2,s1");
+  ASSERT_TRUE(picked.ok()) << picked.status().ToString();
+  ASSERT_EQ(picked->samples.size(), 2u);
+  EXPECT_EQ(picked->samples[0].sample_id, "s2");
+  auto one = LoadBenchDataset(path + "#s1");
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->samples.size(), 1u);
+  EXPECT_EQ(one->samples[0].sample_id, "s1");
+  auto unknown = LoadBenchDataset(path + "#s1,conv-99");
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(unknown.status().message().find("conv-99"), std::string::npos);
+  EXPECT_EQ(LoadBenchDataset(path + "#").status().code(), StatusCode::kInvalidArgument);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Harness, BenchParamsAreCheckedByName) {
   BenchConfig c;
   EXPECT_TRUE(ApplyBenchParam("neighbour_weight=0.5", &c).ok());

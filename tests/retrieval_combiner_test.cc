@@ -115,7 +115,7 @@ TEST_F(CombinerTest, ReordersGraphFirstSearchesByWhatItLearned) {
 TEST_F(CombinerTest, LeavesSearchesWithoutGraphCandidatesToTheUnifiedScore) {
   UsePipeline(nullptr);
   auto plain = Search("laundry errand 7", "");
-  UsePipeline(Prefers("position"));
+  UsePipeline(Prefers("position"));  // a graph-first combiner only
   auto combined = Search("laundry errand 7", "");
   EXPECT_EQ(combined.route, "dense-first");
   ASSERT_EQ(plain.hits.size(), combined.hits.size());
@@ -150,9 +150,42 @@ TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
   EXPECT_EQ(it->x[Feature("rel_likes")], 1.0f);
   EXPECT_EQ(it->x[Feature("speaker_is_asker")], 1.0f);
   EXPECT_EQ(it->x[Feature("graph_domain")], 1.0f);
-  // Not graph-first (nobody asks): the log is emptied, nothing is learned from that search.
-  Search("laundry errand", "");
-  EXPECT_TRUE(rc.candidate_log->empty());
+  // A dense-first search (nobody asks) logs its candidates too, for the dense-first combiner:
+  // the turn after the best lexical match carries that match as its previous turn's score.
+  Search("what did Ana do about laundry errand 7", "");
+  auto row = [&](const std::string& id) {
+    auto r = std::find_if(rows.begin(), rows.end(), [&](const CombinerRow& c) { return c.turn_id == id; });
+    EXPECT_NE(r, rows.end()) << id;
+    return r == rows.end() ? CombinerFeatures{} : r->x;
+  };
+  const auto best = row("D1:10"), next = row("D1:11");  // "groceries and laundry errand 7", "... 8"
+  EXPECT_EQ(best[Feature("graph_has")], 0.0f);
+  EXPECT_GT(best[Feature("lexical_own_z")], 0.5f);
+  EXPECT_EQ(next[Feature("lexical_prev_z")], best[Feature("lexical_own_z")]);
+  EXPECT_EQ(best[Feature("lexical_next_z")], next[Feature("lexical_own_z")]);
+  EXPECT_EQ(best[Feature("speaker_named")], 1.0f);  // the question names Ana, who said it
+  EXPECT_EQ(best[Feature("query_names_speaker")], 1.0f);
+  Search("laundry errand 7", "");
+  EXPECT_EQ(row("D1:10")[Feature("speaker_named")], 0.0f);
+}
+
+TEST_F(CombinerTest, DenseFirstSearchesUseTheirOwnCombiner) {
+  testing::FakeExtractorOptions eo;
+  GraphContext ctx;
+  ctx.combiner = Prefers("graph_has");
+  ctx.dense_combiner = Prefers("lexical_prev_z");
+  mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
+  auto r = Search("laundry errand 7", "");
+  EXPECT_EQ(r.route, "dense-first+combiner");
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].turn.turn.id, "D1:11");  // the reply after the best match, as it learned
+  RetrieverConfig off;
+  off.use_combiner = false;
+  mem_->set_retriever_config(off);
+  auto plain = Search("laundry errand 7", "");
+  EXPECT_EQ(plain.route, "dense-first");
+  ASSERT_FALSE(plain.hits.empty());
+  EXPECT_EQ(plain.hits[0].turn.turn.id, "D1:10");
 }
 
 TEST_F(CombinerTest, ProjectedDenseViewUsesTheLearnedMap) {
@@ -221,6 +254,19 @@ TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
   auto missing = LoadDefaultCombiner(dir);
   ASSERT_TRUE(missing.ok());
   EXPECT_EQ(*missing, nullptr);
+  // The dense-first combiner has its own file and variable, and the same checks.
+  std::filesystem::create_directories(dir + "/retrieval");
+  std::filesystem::copy_file(narrow, DefaultDenseCombinerPath(dir));
+  EXPECT_EQ(LoadDefaultDenseCombiner(dir).status().code(), StatusCode::kInvalidArgument);
+  setenv("ONTOMEM_DENSE_COMBINER", "none", 1);
+  auto dense_none = LoadDefaultDenseCombiner(dir);
+  ASSERT_TRUE(dense_none.ok());
+  EXPECT_EQ(*dense_none, nullptr);
+  setenv("ONTOMEM_DENSE_COMBINER", good.c_str(), 1);
+  auto dense_good = LoadDefaultDenseCombiner(dir);
+  ASSERT_TRUE(dense_good.ok()) << dense_good.status().ToString();
+  EXPECT_NE(*dense_good, nullptr);
+  unsetenv("ONTOMEM_DENSE_COMBINER");
   // The projection must be a linear map of the embedder's dimension.
   const std::string proj = dir + "/proj.bin";
   ASSERT_TRUE(learn::Mlp({8, 8}, learn::OutputActivation::kLinear).Save(proj).ok());
@@ -230,7 +276,6 @@ TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
   EXPECT_NE(wrong_dim.status().message().find("train projection"), std::string::npos);
   EXPECT_EQ(LoadProjection(good, static_cast<int>(kCombinerFeatures)).status().code(), StatusCode::kInvalidArgument);
   // The default path: a map for another embedder is skipped; a named file must fit.
-  std::filesystem::create_directories(dir + "/retrieval");
   std::filesystem::copy_file(proj, dir + "/retrieval/projection.bin");
   auto other = LoadDefaultProjection(dir, 100);
   ASSERT_TRUE(other.ok()) << other.status().ToString();

@@ -351,9 +351,14 @@ int main(int argc, char** argv) {
   train_sc->add_option("--lexicon", c.lexicon, "lexicon file");
   auto* train_cmb = train->add_subcommand("combiner", "fit the learned combiner of method full (docs/combiner.md)");
   TrainCombinerConfig tcc;
-  train_cmb->add_option("--train", tcc.train_paths, "LoCoMo-format train splits (e.g. `bench gen-ipr --split train`)")->required();
-  train_cmb->add_option("--dev", tcc.dev_paths, "splits the setting is chosen on")->required();
-  train_cmb->add_option("--out", tcc.out_path, "model file (default: <repo>/models/retrieval/combiner.bin)");
+  train_cmb->add_option("--train", tcc.train_paths, "LoCoMo-format train splits (e.g. `bench gen-ipr --split train`)");
+  train_cmb->add_option("--dev", tcc.dev_paths, "splits the setting is chosen on (without --cv)");
+  train_cmb->add_option("--cv", tcc.cv_paths,
+                        "cross-validation splits, each held out once (\"file#conv-26\": one conversation of a file)");
+  train_cmb->add_option("--route", tcc.route, "searches the combiner serves: graph-first or dense-first")
+      ->capture_default_str();
+  train_cmb->add_option("--out", tcc.out_path,
+                        "model file (default: <repo>/models/retrieval/combiner.bin, combiner_dense.bin for dense-first)");
   train_cmb->add_option("--hidden", tcc.hidden, "hidden units to try")->capture_default_str();
   train_cmb->add_option("--positive-weight", tcc.positive_weights, "weights of gold rows to try")->capture_default_str();
   train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();

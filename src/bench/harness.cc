@@ -11,6 +11,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 
 #include <unistd.h>
@@ -200,6 +201,25 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   return Status::Ok();
 }
 
+StatusOr<Dataset> LoadBenchDataset(const std::string& spec) {
+  const size_t hash = spec.rfind('#');
+  if (hash == std::string::npos) return LoadLocomo(spec);
+  ASSIGN_OR_RETURN(Dataset ds, LoadLocomo(spec.substr(0, hash)));
+  std::vector<std::string> ids;
+  std::stringstream list(spec.substr(hash + 1));
+  for (std::string id; std::getline(list, id, ',');)
+    if (!id.empty()) ids.push_back(id);
+  std::vector<Sample> keep;
+  for (const auto& id : ids) {
+    auto it = std::find_if(ds.samples.begin(), ds.samples.end(), [&](const Sample& s) { return s.sample_id == id; });
+    if (it == ds.samples.end()) return Status::NotFound(fmt::format("{}: no sample `{}`", spec, id));
+    keep.push_back(std::move(*it));
+  }
+  if (keep.empty()) return Status::InvalidArgument(fmt::format("{}: no sample ids after `#`", spec));
+  ds.samples = std::move(keep);
+  return ds;
+}
+
 Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
   if (!config.embedder) return Status::InvalidArgument("bench needs an embedder");
   if (config.k < 1) return Status::InvalidArgument("--k must be at least 1");
@@ -220,7 +240,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
   *result = json{{"k", config.k}, {"datasets", json::array()}};
 
   for (const auto& path : config.datasets) {
-    ASSIGN_OR_RETURN(Dataset ds, LoadLocomo(path));
+    ASSIGN_OR_RETURN(Dataset ds, LoadBenchDataset(path));
     // A throwaway durable store: ingest cost is measured as users would pay it.
     auto dir = std::filesystem::temp_directory_path() /
                fmt::format("ontomem-bench-{}-{}", ::getpid(), result->at("datasets").size());
@@ -330,7 +350,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           if (!res.ok()) return res.status().WithContext(fmt::format("{}: search {}", path, s.sample_id));
           std::vector<std::string> ranked;
           for (const auto& h : res->hits) ranked.push_back(h.turn.turn.id);
-          if (const auto& log = setups[m].second.candidate_log) config.on_candidates(path, m, gold, *log, ranked);
+          if (const auto& log = setups[m].second.candidate_log) config.on_candidates(path, m, gold, res->route, *log, ranked);
           if (dump.is_open()) {
             json hits = json::array();
             for (const auto& h : res->hits)

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/dataset.h"
 #include "embed/sif_embedder.h"
 #include "engine/user_memory.h"
 #include "ontomem/embedder.h"
@@ -34,12 +35,17 @@ struct BenchConfig {
   // ids with their per-view scores and paths, the route (docs/benchmarks.md).
   std::string dump_path;
   // When set, called after every method-full search with the dataset, the method's index in
-  // `methods`, the gold turn ids, the combiner's candidates (empty when the search was not
-  // graph-first) and the ranked ids (`ontomem train combiner`).
+  // `methods`, the gold turn ids, the route, the combiner's candidates and the ranked ids
+  // (`ontomem train combiner`).
   std::function<void(const std::string& dataset, size_t method, const std::vector<std::string>& gold,
-                     const std::vector<CombinerRow>& candidates, const std::vector<std::string>& ranked)>
+                     const std::string& route, const std::vector<CombinerRow>& candidates,
+                     const std::vector<std::string>& ranked)>
       on_candidates;
 };
+
+// A dataset argument: a LoCoMo-format file, or "file#id,id" for only those samples
+// (conversations) of it, in that order (cross-validation folds of one file).
+StatusOr<Dataset> LoadBenchDataset(const std::string& spec);
 
 // Parses "name=value" into the retriever/lexical knobs (names as in docs/tuning.md).
 Status ApplyBenchParam(const std::string& assignment, BenchConfig* config);

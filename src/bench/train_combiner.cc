@@ -16,8 +16,8 @@ namespace ontomem {
 namespace {
 
 // One query's candidates and how many gold turns it has (some may not be candidates). A
-// query that was not graph-first has no candidates: the combiner leaves it to the hand-set
-// score, whose recall it keeps.
+// query of the other route has no candidates: this combiner leaves it to the hand-set score,
+// whose recall it keeps.
 struct Query {
   std::vector<CombinerFeatures> x;
   std::vector<uint8_t> gold;
@@ -38,16 +38,17 @@ StatusOr<Split> Collect(const TrainCombinerConfig& config, const std::string& pa
   BenchConfig bc = config.bench;
   bc.datasets = {path};
   bc.methods = {"full@combiner=0"};
-  bc.on_candidates = [&](const std::string&, size_t, const std::vector<std::string>& gold,
+  bc.on_candidates = [&](const std::string&, size_t, const std::vector<std::string>& gold, const std::string& route,
                          const std::vector<CombinerRow>& rows, const std::vector<std::string>& ranked) {
     Query q;
     q.gold_total = gold.size();
     q.handset_recall = RecallAtK(ranked, gold, static_cast<size_t>(config.bench.k));
     const std::set<std::string> g(gold.begin(), gold.end());
-    for (const CombinerRow& r : rows) {
-      q.x.push_back(r.x);
-      q.gold.push_back(g.count(r.turn_id) ? 1 : 0);
-    }
+    if (route == config.route)
+      for (const CombinerRow& r : rows) {
+        q.x.push_back(r.x);
+        q.gold.push_back(g.count(r.turn_id) ? 1 : 0);
+      }
     split.queries.push_back(std::move(q));
   };
   nlohmann::json result;
@@ -83,7 +84,12 @@ double RecallOf(const learn::Mlp& m, const Split& s, size_t k) {
   return n ? sum / static_cast<double>(n) : 0;
 }
 
-// The share of gold turns that are candidates at all (of graph-first queries): the ceiling
+// Questions of a split that have gold turns (the ones Recall@k averages over).
+size_t Questions(const Split& s) {
+  return static_cast<size_t>(std::count_if(s.queries.begin(), s.queries.end(), [](const Query& q) { return q.gold_total > 0; }));
+}
+
+// The share of gold turns that are candidates at all (of the route's queries): the ceiling
 // of any reordering.
 double CandidateCoverage(const Split& s) {
   size_t in = 0, total = 0;
@@ -100,10 +106,10 @@ double CandidateCoverage(const Split& s) {
 // cross-entropy against the gold turns (uniform over them). Mlp::Step applies the delta
 // P - T of a sigmoid output with binary cross-entropy, scaled by 1/rows; choosing
 // T = P - rows * (softmax - gold share) makes that delta the listwise gradient on the logits.
-void TrainListwise(const std::vector<Split>& train, int epochs, uint64_t seed, learn::Mlp* m) {
+void TrainListwise(const std::vector<const Split*>& train, int epochs, uint64_t seed, learn::Mlp* m) {
   std::vector<const Query*> qs;
-  for (const Split& s : train)
-    for (const Query& q : s.queries)
+  for (const Split* s : train)
+    for (const Query& q : s->queries)
       if (std::count(q.gold.begin(), q.gold.end(), 1) > 0) qs.push_back(&q);
   std::mt19937_64 g(seed);
   for (int e = 0; e < epochs; ++e) {
@@ -129,99 +135,160 @@ void TrainListwise(const std::vector<Split>& train, int epochs, uint64_t seed, l
   }
 }
 
-}  // namespace
-
-Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
-  if (config.train_paths.empty()) return Status::InvalidArgument("train combiner needs --train");
-  if (config.dev_paths.empty()) return Status::InvalidArgument("train combiner needs --dev (the setting is chosen there)");
-  if (config.hidden.empty() || config.positive_weights.empty())
-    return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
-  const size_t k = static_cast<size_t>(config.bench.k);
-  // The rows come from the hand-set score; the model being replaced may not even load (an
-  // older feature layout), so the pipeline is opened without one.
-  const char* prev = std::getenv("ONTOMEM_COMBINER");
-  const std::string saved = prev ? prev : "";
-  setenv("ONTOMEM_COMBINER", "none", 1);
-  struct Restore {
-    const char* prev;
-    std::string saved;
-    ~Restore() {
-      if (prev) setenv("ONTOMEM_COMBINER", saved.c_str(), 1);
-      else unsetenv("ONTOMEM_COMBINER");
-    }
-  } restore{prev, saved};
-  std::vector<Split> train, dev;
-  for (const auto& p : config.train_paths) {
-    ASSIGN_OR_RETURN(Split s, Collect(config, p));
-    train.push_back(std::move(s));
+// One setting (hidden units; gold-row weight, 0 = listwise) fitted on `train`.
+learn::Mlp Fit(const TrainCombinerConfig& config, const std::vector<const Split*>& train, int hidden, float pw,
+               float* loss) {
+  learn::Mlp m({static_cast<int>(kCombinerFeatures), hidden, 1}, learn::OutputActivation::kSigmoid, config.seed);
+  *loss = 0;
+  if (pw == 0.0f) {
+    TrainListwise(train, config.epochs, config.seed, &m);
+    return m;
   }
-  for (const auto& p : config.dev_paths) {
-    ASSIGN_OR_RETURN(Split s, Collect(config, p));
-    dev.push_back(std::move(s));
-  }
-  size_t rows = 0, positives = 0;
-  for (const Split& s : train)
-    for (const Query& q : s.queries) rows += q.x.size(), positives += static_cast<size_t>(std::count(q.gold.begin(), q.gold.end(), 1));
-  if (positives == 0) return Status::InvalidArgument("train combiner: no gold turn is among the candidates of the train splits");
-  for (const auto* group : {&train, &dev})
-    for (const Split& s : *group)
-      out << fmt::format("{} {}: {} queries, gold among candidates {:.4f}, hand-set full R@{} {:.4f}\n",
-                         group == &train ? "train" : "dev", s.path, s.queries.size(), CandidateCoverage(s), k,
-                         s.handset_recall);
+  size_t rows = 0;
+  for (const Split* s : train)
+    for (const Query& q : s->queries) rows += q.x.size();
   Eigen::MatrixXf X(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(kCombinerFeatures));
   Eigen::MatrixXf Y(static_cast<Eigen::Index>(rows), 1);
+  std::vector<float> w(rows);
   Eigen::Index r = 0;
-  for (const Split& s : train)
-    for (const Query& q : s.queries)
+  for (const Split* s : train)
+    for (const Query& q : s->queries)
       for (size_t i = 0; i < q.x.size(); ++i, ++r) {
         for (size_t f = 0; f < kCombinerFeatures; ++f) X(r, static_cast<Eigen::Index>(f)) = q.x[i][f];
         Y(r, 0) = q.gold[i];
+        w[static_cast<size_t>(r)] = q.gold[i] ? pw : 1.0f;
       }
+  learn::MlpTrainOptions opt;
+  opt.epochs = config.epochs;
+  opt.batch_size = 64;
+  opt.seed = config.seed;
+  *loss = m.Train(X, Y, opt, w);
+  return m;
+}
+
+// Sets a variable for this scope and restores the previous value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* prev = std::getenv(name);
+    had_ = prev != nullptr;
+    if (had_) prev_ = prev;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, prev_.c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string prev_;
+};
+
+}  // namespace
+
+Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
+  if (config.route != "graph-first" && config.route != "dense-first")
+    return Status::InvalidArgument("train combiner: --route is graph-first or dense-first");
+  if (config.train_paths.empty() && config.cv_paths.empty()) return Status::InvalidArgument("train combiner needs --train");
+  if (config.dev_paths.empty() && config.cv_paths.size() < 2)
+    return Status::InvalidArgument("train combiner needs --dev or at least two --cv splits (the setting is chosen there)");
+  if (config.hidden.empty() || config.positive_weights.empty())
+    return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
+  const size_t k = static_cast<size_t>(config.bench.k);
+  // The rows come from the hand-set score; the models being replaced may not even load (an
+  // older feature layout), so the pipeline is opened without them.
+  ScopedEnv no_graph_combiner("ONTOMEM_COMBINER", "none"), no_dense_combiner("ONTOMEM_DENSE_COMBINER", "none");
+  std::vector<Split> train, dev, cv;
+  for (auto [paths, group] : {std::pair{&config.train_paths, &train}, {&config.dev_paths, &dev}, {&config.cv_paths, &cv}})
+    for (const auto& p : *paths) {
+      ASSIGN_OR_RETURN(Split s, Collect(config, p));
+      group->push_back(std::move(s));
+    }
+  size_t rows = 0, positives = 0;
+  for (const auto* group : {&train, &cv})
+    for (const Split& s : *group)
+      for (const Query& q : s.queries)
+        rows += q.x.size(), positives += static_cast<size_t>(std::count(q.gold.begin(), q.gold.end(), 1));
+  if (positives == 0)
+    return Status::InvalidArgument(fmt::format("train combiner: no gold turn is among the {} candidates of the train splits", config.route));
+  for (const auto* group : {&train, &cv, &dev})
+    for (const Split& s : *group)
+      out << fmt::format("{} {}: {} queries, gold among {} candidates {:.4f}, hand-set full R@{} {:.4f}\n",
+                         group == &train ? "train" : group == &cv ? "cv" : "dev", s.path, s.queries.size(),
+                         config.route, CandidateCoverage(s), k, s.handset_recall);
   out << fmt::format("train rows {} ({} gold)\n", rows, positives);
 
-  double best_dev = -1;
+  auto mean_recall = [&](const learn::Mlp& m, const std::vector<const Split*>& splits, std::string* each) {
+    double sum = 0;
+    for (const Split* s : splits) {
+      const double r = RecallOf(m, *s, k);
+      sum += r;
+      if (each) *each += fmt::format(" {:.4f}", r);
+    }
+    return splits.empty() ? 0.0 : sum / static_cast<double>(splits.size());
+  };
+  std::vector<const Split*> all_train, dev_ptrs;
+  for (const auto* group : {&train, &cv})
+    for (const Split& s : *group) all_train.push_back(&s);
+  for (const Split& s : dev) dev_ptrs.push_back(&s);
+
+  double best_score = -1;
   learn::Mlp best;
   std::string best_setting;
-  // Settings: pointwise binary cross-entropy with each gold-row weight, then listwise.
+  // Settings: pointwise binary cross-entropy with each gold-row weight, then listwise. With
+  // --cv the setting is chosen on the held-out folds, else on --dev.
   std::vector<float> weights = config.positive_weights;
   if (config.listwise) weights.push_back(0.0f);  // 0 marks the listwise setting
   for (int hidden : config.hidden)
     for (float pw : weights) {
-      learn::Mlp m({static_cast<int>(kCombinerFeatures), hidden, 1}, learn::OutputActivation::kSigmoid, config.seed);
-      float loss = 0;
-      if (pw == 0.0f) {
-        TrainListwise(train, config.epochs, config.seed, &m);
-      } else {
-        learn::MlpTrainOptions opt;
-        opt.epochs = config.epochs;
-        opt.batch_size = 64;
-        opt.seed = config.seed;
-        std::vector<float> w(rows);
-        for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(rows); ++i) w[static_cast<size_t>(i)] = Y(i, 0) > 0 ? pw : 1.0f;
-        loss = m.Train(X, Y, opt, w);
-      }
-      double train_r = 0, dev_r = 0;
-      for (const Split& s : train) train_r += RecallOf(m, s, k) / static_cast<double>(train.size());
-      std::string per_dev;
-      for (const Split& s : dev) {
-        const double d = RecallOf(m, s, k);
-        dev_r += d / static_cast<double>(dev.size());
-        per_dev += fmt::format(" {:.4f}", d);
-      }
       const std::string setting =
           pw == 0.0f ? fmt::format("hidden {} listwise", hidden) : fmt::format("hidden {} positive weight {:g}", hidden, pw);
-      out << fmt::format("  {}: {}train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n", setting,
-                         pw == 0.0f ? "" : fmt::format("loss {:.4f}, ", loss), k, train_r,
-                         k, per_dev, dev_r);
-      if (dev_r > best_dev + 1e-12) best_dev = dev_r, best = m, best_setting = setting;
+      // The folds' R@k pooled over their questions, as `ontomem bench` reports a file.
+      std::string per_fold;
+      double cv_score = 0;
+      size_t cv_questions = 0;
+      for (const Split& s : cv) cv_questions += Questions(s);
+      for (size_t f = 0; f < cv.size(); ++f) {
+        std::vector<const Split*> fold_train;
+        for (const Split* s : all_train)
+          if (s != &cv[f]) fold_train.push_back(s);
+        float fold_loss = 0;
+        const learn::Mlp fm = Fit(config, fold_train, hidden, pw, &fold_loss);
+        cv_score += mean_recall(fm, {&cv[f]}, &per_fold) * static_cast<double>(Questions(cv[f])) /
+                    static_cast<double>(std::max<size_t>(cv_questions, 1));
+      }
+      float loss = 0;
+      const learn::Mlp m = Fit(config, all_train, hidden, pw, &loss);
+      std::string per_dev;
+      const double train_r = mean_recall(m, all_train, nullptr), dev_r = mean_recall(m, dev_ptrs, &per_dev);
+      std::string line = fmt::format("  {}: {}train R@{} {:.4f}", setting, pw == 0.0f ? "" : fmt::format("loss {:.4f}, ", loss), k, train_r);
+      if (!cv.empty()) line += fmt::format(", held-out folds R@{}{} (pooled {:.4f})", k, per_fold, cv_score);
+      if (!dev.empty()) line += fmt::format(", dev R@{}{} (mean {:.4f})", k, per_dev, dev_r);
+      out << line << "\n";
+      const double score = cv.empty() ? dev_r : cv_score;
+      if (score > best_score + 1e-12) best_score = score, best = m, best_setting = setting;
     }
-  double handset_dev = 0;
-  for (const Split& s : dev) handset_dev += s.handset_recall / static_cast<double>(dev.size());
-  out << fmt::format("chosen: {} (dev mean R@{} {:.4f}; hand-set unified score {:.4f})\n", best_setting, k, best_dev,
-                     handset_dev);
-  const std::string path = config.out_path.empty() ? DefaultCombinerPath("") : config.out_path;
+  double handset = 0;
+  if (cv.empty()) {
+    for (const Split& s : dev) handset += s.handset_recall / static_cast<double>(dev.size());
+  } else {
+    size_t questions = 0;
+    for (const Split& s : cv) questions += Questions(s), handset += s.handset_recall * static_cast<double>(Questions(s));
+    handset /= static_cast<double>(std::max<size_t>(questions, 1));
+  }
+  out << fmt::format("chosen: {} ({} R@{} {:.4f}; hand-set unified score {:.4f})\n", best_setting,
+                     cv.empty() ? "dev mean" : "held-out folds pooled", k, best_score, handset);
+  const bool dense_route = config.route == "dense-first";
+  const std::string path = !config.out_path.empty() ? config.out_path
+                           : dense_route             ? DefaultDenseCombinerPath("")
+                                                     : DefaultCombinerPath("");
   RETURN_IF_ERROR(SaveRetrievalModel(best, path));
-  out << "wrote " << path << " (method full uses it; ONTOMEM_COMBINER=none or `full@combiner=0` turns it off)\n";
+  out << "wrote " << path << fmt::format(" (method full uses it on {} searches; {} or `full@combiner=0` turns it off)\n",
+                                         config.route, dense_route ? "ONTOMEM_DENSE_COMBINER=none" : "ONTOMEM_COMBINER=none");
   return Status::Ok();
 }
 

@@ -16,7 +16,13 @@ namespace ontomem {
 struct TrainCombinerConfig {
   std::vector<std::string> train_paths;  // LoCoMo-format splits to fit on (IPR-synth train)
   std::vector<std::string> dev_paths;    // splits the setting is chosen on (IPR-synth dev)
-  std::string out_path;                  // "" = models/retrieval/combiner.bin
+  // Cross-validation splits (e.g. one LoCoMo conversation each, "file#conv-26"): each is held
+  // out once while the setting is fitted on --train and the others; the setting is chosen on
+  // their mean, and the model written is fitted on --train and all of them.
+  std::vector<std::string> cv_paths;
+  // Which searches the combiner serves: "graph-first" or "dense-first" (the others).
+  std::string route = "graph-first";
+  std::string out_path;                  // "" = models/retrieval/combiner.bin (combiner_dense.bin)
   std::vector<int> hidden = {8, 32};     // settings tried: hidden units x positive weights
   std::vector<float> positive_weights = {1.0f, 4.0f};
   bool listwise = true;  // also try a listwise (softmax over each query's candidates) loss

@@ -145,6 +145,7 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   if (auto gate = LoadDefaultPromotionGate(options.models_dir, &fp.policy); !gate.ok()) return gate.status();
   // The trained combiner of method full when there is one (docs/combiner.md).
   ASSIGN_OR_RETURN(fp.graph_context.combiner, LoadDefaultCombiner(options.models_dir));
+  ASSIGN_OR_RETURN(fp.graph_context.dense_combiner, LoadDefaultDenseCombiner(options.models_dir));
   ASSIGN_OR_RETURN(fp.graph_context.dense_projection, LoadDefaultProjection(options.models_dir, embedder->dim()));
   for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;

@@ -18,7 +18,9 @@ const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames = {
     "fused_rank",     "fused_z",        "dense_rank",     "dense_z",        "lexical_rank",
     "lexical_z",      "query_max_lexical_z", "query_domain_conf", "query_graph_candidates",
     "in_time_window", "speaker_is_asker", "position",     "profile", "graph_domain_known",
-    "rewrite_rank",   "rewrite_z",      "projected_rank", "projected_z"};
+    "rewrite_rank",   "rewrite_z",      "projected_rank", "projected_z",
+    "lexical_own_z",  "lexical_prev_z", "lexical_next_z", "dense_own_z",   "dense_prev_z",
+    "dense_next_z",   "speaker_named",  "query_names_speaker", "turn_length", "query_length"};
 
 namespace {
 
@@ -61,6 +63,17 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir) {
   bool from_env = false;
   const std::string path = ModelPath("ONTOMEM_COMBINER", DefaultCombinerPath(models_dir), &from_env);
+  if (path.empty()) return std::shared_ptr<const learn::Mlp>();
+  return LoadCombiner(path);
+}
+
+std::string DefaultDenseCombinerPath(const std::string& models_dir) {
+  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/combiner_dense.bin";
+}
+
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultDenseCombiner(const std::string& models_dir) {
+  bool from_env = false;
+  const std::string path = ModelPath("ONTOMEM_DENSE_COMBINER", DefaultDenseCombinerPath(models_dir), &from_env);
   if (path.empty()) return std::shared_ptr<const learn::Mlp>();
   return LoadCombiner(path);
 }

@@ -1,7 +1,7 @@
 // The learned combiner of method full: a small MLP that scores each candidate turn from the
 // views' evidence about it (graph edge, its relation and domain match, calibrated ranks and
 // z-scores of the fused, dense, lexical, domain-rewritten and projected views, time window,
-// speaker, position) plus a few facts about the query. It replaces the hand-set unified score's fixed weighting, which had to
+// speaker, position, the turn's neighbours) plus a few facts about the query. It replaces the hand-set unified score's fixed weighting, which had to
 // choose between interleaving the views (good when the query names what it wants) and summing
 // them (good when only the graph knows). Trained by `ontomem train combiner`
 // (docs/combiner.md); models/retrieval/combiner.bin.
@@ -17,7 +17,7 @@
 
 namespace ontomem {
 
-inline constexpr size_t kCombinerFeatures = 33;
+inline constexpr size_t kCombinerFeatures = 43;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
 
@@ -40,6 +40,11 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path
 // The combiner the engine uses: $ONTOMEM_COMBINER or the default path; "none" or a missing
 // default file gives null (the hand-set unified score is used).
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir);
+
+// The combiner of the other searches (dense-first: no graph candidates), same features:
+// <models_dir>/retrieval/combiner_dense.bin, $ONTOMEM_DENSE_COMBINER ("none": not used).
+std::string DefaultDenseCombinerPath(const std::string& models_dir);
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultDenseCombiner(const std::string& models_dir);
 
 // The learned projection of the dense query (`ontomem train projection`): a linear map of the
 // embedder's dimension, <models_dir>/retrieval/projection.bin, $ONTOMEM_PROJECTION ("none":

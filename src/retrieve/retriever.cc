@@ -408,7 +408,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     const UserMemory& user, const SearchOptions& options, const RetrieverConfig& config, const GraphViewOut& gv,
     const std::vector<float>& dense, const std::vector<float>& lexical, const std::vector<float>& fused,
     const std::vector<float>& rewrite, const std::vector<float>& projected, const std::vector<float>& profile,
-    const std::vector<uint8_t>& in_window, int64_t graph_candidates) {
+    const std::vector<uint8_t>& in_window, int64_t graph_candidates, const std::vector<float>& dense_raw,
+    const std::vector<float>& lexical_raw, std::string_view query) {
   const size_t n = user.size();
   const size_t c = config.combiner_candidates;
   std::vector<int32_t> slot(n, -1);
@@ -437,6 +438,23 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
   auto clipz = [](float z) { return std::clamp(z, -4.0f, 8.0f) / 4.0f; };
   const float max_lz = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
   const std::string asker = text::AsciiLower(options.asker);
+  // The turns' own scores before neighbour smoothing, and their neighbours': an answer is
+  // often the reply to the turn that matches the question.
+  const auto zdr = ZNormalise(dense_raw), zlr = ZNormalise(lexical_raw);
+  auto zat = [&](const std::vector<float>& z, size_t i, int off) {
+    const auto j = static_cast<int64_t>(i) + off;
+    return j < 0 || j >= static_cast<int64_t>(z.size()) ? 0.0f : clipz(z[static_cast<size_t>(j)]);
+  };
+  // A factual question names whom it is about ("What did Caroline paint?").
+  std::set<std::string> query_words;
+  for (auto& w : text::Tokenize(query)) query_words.insert(text::AsciiLower(w));
+  auto speaker_named = [&](size_t i) {
+    const auto name = text::Tokenize(user.turn(i).turn.speaker);
+    return !name.empty() && query_words.count(text::AsciiLower(name.front())) > 0;
+  };
+  bool names_speaker = false;
+  for (const auto& row : rows) names_speaker |= speaker_named(static_cast<size_t>(row.first));
+  const float query_len = std::log1p(static_cast<float>(text::ContentTerms(query).size())) / 3.0f;
   for (auto& [ord, x] : rows) {
     const size_t i = static_cast<size_t>(ord);
     const std::string& rel = gv.relations[i];
@@ -467,6 +485,16 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     x[28] = gv.domain_known[i];
     x[30] = clipz(zr.empty() ? 0.0f : zr[i]);
     x[32] = clipz(zp.empty() ? 0.0f : zp[i]);
+    x[33] = zat(zlr, i, 0);
+    x[34] = zat(zlr, i, -1);
+    x[35] = zat(zlr, i, 1);
+    x[36] = zat(zdr, i, 0);
+    x[37] = zat(zdr, i, -1);
+    x[38] = zat(zdr, i, 1);
+    x[39] = speaker_named(i);
+    x[40] = names_speaker;
+    x[41] = std::log1p(static_cast<float>(text::CountWhitespaceTokens(user.turn(i).turn.text))) / 5.0f;
+    x[42] = query_len;
   }
   return rows;
 }
@@ -493,7 +521,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   const size_t n = user.size();
   const size_t k = static_cast<size_t>(std::max(options.k, 0));
 
-  std::vector<float> dense, lexical, qv;
+  std::vector<float> dense, lexical, qv, dense_raw, lexical_raw;
   const bool want_dense = options.method != Method::kBm25;
   const bool want_lexical = options.method != Method::kDense && options.method != Method::kRewrite &&
                             options.method != Method::kPpr;
@@ -503,10 +531,12 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       RETURN_IF_ERROR(RewriteQuery(embedder, query, options, config, ctx, &qv, &result.query_domains));
     if (options.method == Method::kDense && config.project_dense && ctx.dense_projection) qv = Project(*ctx.dense_projection, qv);
     user.dense().ScoreAll(qv.data(), &dense);
+    if (options.method == Method::kFull) dense_raw = dense;
     SmoothWithNeighbours(config.neighbour_weight, &dense);
   }
   if (want_lexical) {
     user.bm25().ScoreAll(LexicalQuery(query, options, config), &lexical);
+    if (options.method == Method::kFull) lexical_raw = lexical;
     SmoothWithNeighbours(config.neighbour_weight, &lexical);
   }
   // The fused dense + lexical view (z-scores, weighted; or reciprocal ranks).
@@ -671,14 +701,15 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         }
       }
       for (size_t i = 0; i < n; ++i) result.graph_candidates += s_graph[i] > 0;
-      // The combiner reorders graph-first searches only: it learned how the graph's evidence
-      // weighs against the other views, and without graph candidates (no asker, no domain
-      // with preference edges) the hand-set fusion of dense and lexical stays (it is tuned on
-      // LoCoMo, where the combiner's training data says little).
+      // Two combiners, one per route: graph-first searches weigh the graph's evidence against
+      // the other views; the others (no asker, or no domain with preference edges: factual
+      // questions about a conversation) have only the dense and lexical evidence, and learned
+      // from other data (docs/combiner.md).
       const bool graph_first = result.route == "graph-first";
-      const bool combine = ctx.combiner && config.use_combiner && graph_first;
+      const learn::Mlp* combiner = graph_first ? ctx.combiner.get() : ctx.dense_combiner.get();
+      const bool combine = combiner && config.use_combiner;
       if (config.candidate_log) config.candidate_log->clear();
-      if (graph_first && (combine || config.candidate_log)) {
+      if (combine || config.candidate_log) {
         // The domain-aware dense view (method rewrite's query) as a fifth view.
         std::vector<float> rewrite = dense;
         if (!result.query_domains.empty()) {
@@ -695,13 +726,14 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           SmoothWithNeighbours(config.neighbour_weight, &projected);
         }
         const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, rewrite, projected,
-                                             profile_scores, in_window, result.graph_candidates);
+                                             profile_scores, in_window, result.graph_candidates, dense_raw,
+                                             lexical_raw, query);
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
           const float top = *std::max_element(final_scores.begin(), final_scores.end());
           for (float& v : final_scores) v -= top + 1.0f;
-          const auto p = CombinerScores(*ctx.combiner, rows);
+          const auto p = CombinerScores(*combiner, rows);
           for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
           result.route += "+combiner";
         }

@@ -81,7 +81,7 @@ struct RetrieverConfig {
   // Method full: weight of "said within the query's time expression" in the unified score.
   float w_time = 0.1f;
 
-  // Method full with a trained combiner (GraphContext::combiner): on graph-first searches it
+  // Method full with a trained combiner (GraphContext::combiner, dense_combiner): it
   // reorders the union of each view's best `combiner_candidates` turns; the rest keep the
   // unified score's order below them. 150 holds 0.88 of the gold turns at 8x history on IPR
   // dev (30: 0.52) at about 0.2 ms (docs/combiner.md); the model is trained with the same value.
@@ -114,8 +114,9 @@ struct GraphContext {
       detect_domains;
   // Cue words of an ontology domain ("movies_tv" -> "film", "watch", ...): method rewrite.
   std::function<std::vector<std::string>(const std::string& domain)> domain_cues;
-  // The trained combiner of method full (retrieve/combiner.h); null: the hand-set unified score.
-  std::shared_ptr<const learn::Mlp> combiner;
+  // The trained combiners of method full (retrieve/combiner.h) for graph-first searches and
+  // for the others; null: the hand-set unified score.
+  std::shared_ptr<const learn::Mlp> combiner, dense_combiner;
   // The learned dense-query projection (retrieve/combiner.h); null: none.
   std::shared_ptr<const learn::Mlp> dense_projection;
 };
