@@ -105,7 +105,7 @@ struct SearchResult {
   int64_t latency_us = 0;      // time spent inside Search
   int64_t context_tokens = 0;  // whitespace tokens of the returned turns (what a prompt would pay)
   int64_t candidates = 0;      // number of turns scored
-  std::string route;           // method full: "graph-first" (+"+combiner" when the learned combiner ranked) or "dense-first"
+  std::string route;           // method full: "graph-first" or "dense-first", + "+combiner" when a learned combiner ranked
   int64_t graph_candidates = 0;  // method full: turns the graph view proposed
   std::vector<std::string> query_domains;  // method full: detected domains of the query
   // Method full: how uncertainty was handled: "none" (confident), "graph-hop" or "dense-probe"

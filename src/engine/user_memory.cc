@@ -23,6 +23,7 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
   bm25_.Add(terms);
   by_id_.emplace(turn.turn.id, turns_.size());
   turns_.push_back(turn);
+  token_counts_.push_back(static_cast<uint32_t>(text::CountWhitespaceTokens(turn.turn.text)));
   text_bytes_ += turn.turn.text.capacity() + turn.turn.speaker.capacity() +
                  turn.turn.id.capacity() + turn.turn.session.capacity() + sizeof(StoredTurn);
   return Status::Ok();
@@ -56,7 +57,7 @@ size_t UserMemory::MemoryBytes() const {
     for (const auto& [label, v] : label_vectors_) labels += label.capacity() + v.capacity() * sizeof(float) + 48;
   }
   return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
-         graph_.MemoryBytes() + by_id_.size() * 48 + labels + profile_.MemoryBytes();
+         graph_.MemoryBytes() + token_counts_.capacity() * sizeof(uint32_t) + by_id_.size() * 48 + labels + profile_.MemoryBytes();
 }
 
 }  // namespace ontomem

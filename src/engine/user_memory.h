@@ -2,6 +2,7 @@
 // index, rebuilt from the store on load. The owner (MemoryImpl) guards it with a lock.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,6 +47,8 @@ class UserMemory {
   const MemoryGraph& graph() const { return graph_; }
   const StoredTurn& turn(size_t ordinal) const { return turns_[ordinal]; }
   const std::vector<StoredTurn>& turns() const { return turns_; }
+  // Whitespace tokens of the turn's text (a feature of the learned combiner, counted once).
+  uint32_t token_count(size_t ordinal) const { return token_counts_[ordinal]; }
   const DenseIndex& dense() const { return dense_; }
   const Bm25Index& bm25() const { return bm25_; }
   const LexicalConfig& lexical() const { return lexical_; }
@@ -64,6 +67,7 @@ class UserMemory {
  private:
   LexicalConfig lexical_;
   std::vector<StoredTurn> turns_;
+  std::vector<uint32_t> token_counts_;
   std::unordered_map<std::string, size_t> by_id_;
   MemoryGraph graph_;
   mutable std::mutex label_mu_;

@@ -91,8 +91,10 @@ std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool requi
     return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
   };
   k = std::min(k, idx.size());
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<long>(k), idx.end(), better);
+  // `better` is a strict total order, so selecting then sorting the best k is exact.
+  if (k < idx.size()) std::nth_element(idx.begin(), idx.begin() + static_cast<long>(k), idx.end(), better);
   idx.resize(k);
+  std::sort(idx.begin(), idx.end(), better);
   return idx;
 }
 
@@ -448,12 +450,20 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
   // A factual question names whom it is about ("What did Caroline paint?").
   std::set<std::string> query_words;
   for (auto& w : text::Tokenize(query)) query_words.insert(text::AsciiLower(w));
-  auto speaker_named = [&](size_t i) {
-    const auto name = text::Tokenize(user.turn(i).turn.speaker);
-    return !name.empty() && query_words.count(text::AsciiLower(name.front())) > 0;
+  // Per speaker (a history has few): {is the asker, is named by the query}.
+  std::unordered_map<std::string, std::pair<bool, bool>> speakers;
+  auto speaker = [&](size_t i) {
+    const std::string& who = user.turn(i).turn.speaker;
+    auto it = speakers.find(who);
+    if (it == speakers.end()) {
+      const auto name = text::Tokenize(who);
+      const bool named = !name.empty() && query_words.count(text::AsciiLower(name.front())) > 0;
+      it = speakers.emplace(who, std::pair{!asker.empty() && text::AsciiLower(who) == asker, named}).first;
+    }
+    return it->second;
   };
   bool names_speaker = false;
-  for (const auto& row : rows) names_speaker |= speaker_named(static_cast<size_t>(row.first));
+  for (const auto& row : rows) names_speaker |= speaker(static_cast<size_t>(row.first)).second;
   const float query_len = std::log1p(static_cast<float>(text::ContentTerms(query).size())) / 3.0f;
   for (auto& [ord, x] : rows) {
     const size_t i = static_cast<size_t>(ord);
@@ -479,7 +489,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     x[22] = gv.top_domain_conf;
     x[23] = std::log1p(static_cast<float>(graph_candidates)) / 5.0f;
     x[24] = !in_window.empty() && in_window[i];
-    x[25] = !asker.empty() && text::AsciiLower(user.turn(i).turn.speaker) == asker;
+    x[25] = speaker(i).first;
     x[26] = n > 1 ? static_cast<float>(i) / static_cast<float>(n - 1) : 1.0f;
     x[27] = profile.empty() ? 0.0f : profile[i];
     x[28] = gv.domain_known[i];
@@ -491,9 +501,9 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     x[36] = zat(zdr, i, 0);
     x[37] = zat(zdr, i, -1);
     x[38] = zat(zdr, i, 1);
-    x[39] = speaker_named(i);
+    x[39] = speaker(i).second;
     x[40] = names_speaker;
-    x[41] = std::log1p(static_cast<float>(text::CountWhitespaceTokens(user.turn(i).turn.text))) / 5.0f;
+    x[41] = std::log1p(static_cast<float>(user.token_count(i))) / 5.0f;
     x[42] = query_len;
   }
   return rows;
