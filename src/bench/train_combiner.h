@@ -1,7 +1,8 @@
-// `ontomem train combiner`: fits the learned combiner of method full (retrieve/combiner.h).
-// It runs method full with the hand-set unified score over the train splits, collects every
-// query's candidates with their features, labels the gold turns, trains a small MLP for a few
-// settings, picks the setting with the best Recall@k on the dev splits and writes it
+// `ontomem train combiner`: fits a learned combiner of method full (retrieve/combiner.h), for
+// graph-first or for dense-first searches. It runs method full with the hand-set unified score
+// over the splits, collects the candidates and features of every query of that route, labels
+// the gold turns, trains a small MLP for a few settings, picks the setting with the best
+// Recall@k on the dev splits (or the pooled held-out --cv splits) and writes it
 // (docs/combiner.md).
 #pragma once
 

@@ -1,10 +1,11 @@
-// The learned combiner of method full: a small MLP that scores each candidate turn from the
+// The learned combiners of method full: small MLPs that score each candidate turn from the
 // views' evidence about it (graph edge, its relation and domain match, calibrated ranks and
 // z-scores of the fused, dense, lexical, domain-rewritten and projected views, time window,
-// speaker, position, the turn's neighbours) plus a few facts about the query. It replaces the hand-set unified score's fixed weighting, which had to
-// choose between interleaving the views (good when the query names what it wants) and summing
-// them (good when only the graph knows). Trained by `ontomem train combiner`
-// (docs/combiner.md); models/retrieval/combiner.bin.
+// speaker, position, the turn's neighbours) plus a few facts about the query. They replace the
+// hand-set unified score's fixed weighting, which had to choose between interleaving the views
+// (good when the query names what it wants) and summing them (good when only the graph knows).
+// One per route, same features: models/retrieval/combiner.bin (graph-first searches) and
+// combiner_dense.bin (the others). Trained by `ontomem train combiner` (docs/combiner.md).
 #pragma once
 
 #include <array>

@@ -403,15 +403,33 @@ std::vector<float> Project(const learn::Mlp& m, const std::vector<float>& qv) {
   return out;
 }
 
+// What a search computed that the combiner's features read (one score per turn; `*_raw`
+// before neighbour smoothing; profile and in_window may be empty).
+struct CombinerInputs {
+  const GraphViewOut& gv;
+  const std::vector<float>& dense;
+  const std::vector<float>& lexical;
+  const std::vector<float>& fused;
+  const std::vector<float>& rewrite;
+  const std::vector<float>& projected;
+  const std::vector<float>& profile;
+  const std::vector<uint8_t>& in_window;
+  const std::vector<float>& dense_raw;
+  const std::vector<float>& lexical_raw;
+  int64_t graph_candidates;
+};
+
 // The combiner's candidates: the union of each view's best `combiner_candidates` turns, with
 // their features (the layout of kCombinerFeatureNames). A view's rank feature is k / (k + rank)
 // inside its best turns and 0 beyond; z-scores are clipped and scaled to about [-1, 2].
-std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
-    const UserMemory& user, const SearchOptions& options, const RetrieverConfig& config, const GraphViewOut& gv,
-    const std::vector<float>& dense, const std::vector<float>& lexical, const std::vector<float>& fused,
-    const std::vector<float>& rewrite, const std::vector<float>& projected, const std::vector<float>& profile,
-    const std::vector<uint8_t>& in_window, int64_t graph_candidates, const std::vector<float>& dense_raw,
-    const std::vector<float>& lexical_raw, std::string_view query) {
+std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserMemory& user, std::string_view query,
+                                                                     const SearchOptions& options,
+                                                                     const RetrieverConfig& config,
+                                                                     const CombinerInputs& in) {
+  const GraphViewOut& gv = in.gv;
+  const auto &dense = in.dense, &lexical = in.lexical, &fused = in.fused, &rewrite = in.rewrite,
+             &projected = in.projected, &profile = in.profile;
+  const auto& in_window = in.in_window;
   const size_t n = user.size();
   const size_t c = config.combiner_candidates;
   std::vector<int32_t> slot(n, -1);
@@ -442,7 +460,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
   const std::string asker = text::AsciiLower(options.asker);
   // The turns' own scores before neighbour smoothing, and their neighbours': an answer is
   // often the reply to the turn that matches the question.
-  const auto zdr = ZNormalise(dense_raw), zlr = ZNormalise(lexical_raw);
+  const auto zdr = ZNormalise(in.dense_raw), zlr = ZNormalise(in.lexical_raw);
   auto zat = [&](const std::vector<float>& z, size_t i, int off) {
     const auto j = static_cast<int64_t>(i) + off;
     return j < 0 || j >= static_cast<int64_t>(z.size()) ? 0.0f : clipz(z[static_cast<size_t>(j)]);
@@ -487,7 +505,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(
     x[20] = clipz(zl.empty() ? 0.0f : zl[i]);
     x[21] = clipz(max_lz);
     x[22] = gv.top_domain_conf;
-    x[23] = std::log1p(static_cast<float>(graph_candidates)) / 5.0f;
+    x[23] = std::log1p(static_cast<float>(in.graph_candidates)) / 5.0f;
     x[24] = !in_window.empty() && in_window[i];
     x[25] = speaker(i).first;
     x[26] = n > 1 ? static_cast<float>(i) / static_cast<float>(n - 1) : 1.0f;
@@ -735,9 +753,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           user.dense().ScoreAll(pq.data(), &projected);
           SmoothWithNeighbours(config.neighbour_weight, &projected);
         }
-        const auto rows = CombinerCandidates(user, options, config, gv, dense, lexical, fused, rewrite, projected,
-                                             profile_scores, in_window, result.graph_candidates, dense_raw,
-                                             lexical_raw, query);
+        const auto rows = CombinerCandidates(user, query, options, config,
+                                             {gv, dense, lexical, fused, rewrite, projected, profile_scores,
+                                              in_window, dense_raw, lexical_raw, result.graph_candidates});
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
