@@ -17,6 +17,7 @@
 #include "bench/harness.h"
 #include "bench/ipr_synth.h"
 #include "bench/plot.h"
+#include "bench/memorybank.h"
 #include "bench/prefeval_compose.h"
 #include "bench/train_combiner.h"
 #include "bench/train_projection.h"
@@ -320,6 +321,13 @@ int main(int argc, char** argv) {
   compose->add_option("--topics", cc.topics, "only these topics (file stems; default all)")->delimiter(',');
   compose->add_option("--out", compose_out, "output file")->required();
 
+  auto* convert_mb = bench->add_subcommand("convert-memorybank", "write MemoryBank with our evidence labels as a LoCoMo-format dataset");
+  MemoryBankConfig mbc;
+  std::string mb_out;
+  convert_mb->add_option("--memorybank", mbc.dir, "MemoryBank eval_data/en directory")->required();
+  convert_mb->add_option("--labels", mbc.labels_path, "evidence labels (data/memorybank/labels.json; without: empty evidence)");
+  convert_mb->add_option("--out", mb_out, "output file")->required();
+
   auto* train = app.add_subcommand("train", "train the learned components");
   train->require_subcommand(1);
   auto* train_ex = train->add_subcommand("extractor", "train the Step I extractor (tagger, relation classifier, scorer)");
@@ -578,9 +586,17 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("wrote {}\n", compose_out);
     return 0;
   }
+  if (*convert_mb) {
+    std::string doc;
+    Status st = ConvertMemoryBank(mbc, &doc);
+    if (st.ok()) st = WriteFileAtomic(mb_out, doc);
+    if (!st.ok()) return Fail(st);
+    std::cout << fmt::format("wrote {}\n", mb_out);
+    return 0;
+  }
   if (*bench) {
     if (bc.datasets.empty()) {
-      std::cerr << "ontomem bench: --dataset is required (or a subcommand: gen-ipr, compose-prefeval)\n" << bench->help();
+      std::cerr << "ontomem bench: --dataset is required (or a subcommand: gen-ipr, compose-prefeval, convert-memorybank)\n" << bench->help();
       return 2;
     }
     std::stringstream ms(methods);
