@@ -169,6 +169,24 @@ TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
   EXPECT_EQ(row("D1:10")[Feature("speaker_named")], 0.0f);
 }
 
+TEST_F(CombinerTest, AUserWithFactsButNoTurnsHasNothingToRank) {
+  testing::FakeExtractorOptions eo;
+  GraphContext ctx;
+  ctx.dense_combiner = Prefers("lexical_prev_z");
+  mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
+  const UserKey bo{"acme", "bo"};
+  Fact f;
+  f.relation = "LIKES";
+  f.tail = "sushi";
+  ASSERT_TRUE(mem_->AddFact(bo, f).ok());
+  SearchOptions so;
+  so.method = Method::kFull;
+  auto r = mem_->Search(bo, "food recommendations for dinner", so);  // found by the fuzzer
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->hits.empty());
+  EXPECT_EQ(r->route, "dense-first");
+}
+
 TEST_F(CombinerTest, DenseFirstSearchesUseTheirOwnCombiner) {
   testing::FakeExtractorOptions eo;
   GraphContext ctx;

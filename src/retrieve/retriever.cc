@@ -737,7 +737,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       const learn::Mlp* combiner = graph_first ? ctx.combiner.get() : ctx.dense_combiner.get();
       const bool combine = combiner && config.use_combiner;
       if (config.candidate_log) config.candidate_log->clear();
-      if (combine || config.candidate_log) {
+      // (Nothing to rank in an empty history: a dense-first search may have no turns.)
+      if ((combine || config.candidate_log) && n > 0) {
         // The domain-aware dense view (method rewrite's query) as a fifth view.
         std::vector<float> rewrite = dense;
         if (!result.query_domains.empty()) {
