@@ -112,6 +112,30 @@ TEST_F(CombinerTest, ReordersGraphFirstSearchesByWhatItLearned) {
   EXPECT_GT(lexical.hits[0].score, lexical.hits.back().score);
 }
 
+TEST_F(CombinerTest, FusedFloorKeepsTheFusedViewsBestTurnInTheTopK) {
+  // A combiner that only trusts edges, and a request whose words match another turn.
+  UsePipeline(Prefers("graph_has"));
+  const std::string q = "what should I watch after laundry errand 7";
+  RetrieverConfig rc;
+  rc.fused_floor = 0;
+  mem_->set_retriever_config(rc);
+  auto without = Search(q, "Ana");
+  rc.fused_floor = 0.2f;  // one slot of the top 5
+  mem_->set_retriever_config(rc);
+  auto with = Search(q, "Ana");
+  ASSERT_EQ(with.hits.size(), 5u);
+  ASSERT_EQ(without.hits.size(), 5u);
+  EXPECT_EQ(with.hits[0].turn.turn.id, "D1:1");  // the combiner's pick stays first
+  auto has = [](const SearchResult& r, const std::string& id) {
+    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
+  };
+  EXPECT_FALSE(has(without, "D1:10"));  // buried by a combiner that only trusts edges
+  EXPECT_TRUE(has(with, "D1:10"));      // "groceries and laundry errand 7": the fused view's best
+  // The first four are the combiner's own order either way.
+  for (size_t i = 0; i < 4; ++i)
+    if (!has(with, without.hits[i].turn.turn.id)) ADD_FAILURE() << without.hits[i].turn.turn.id << " was dropped";
+}
+
 TEST_F(CombinerTest, LeavesSearchesWithoutGraphCandidatesToTheUnifiedScore) {
   UsePipeline(nullptr);
   auto plain = Search("laundry errand 7", "");

@@ -102,6 +102,7 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "max_query_domains") r->max_query_domains = static_cast<size_t>(v);
   else if (name == "combiner") r->use_combiner = v != 0;
   else if (name == "combiner_candidates") r->combiner_candidates = static_cast<size_t>(v);
+  else if (name == "fused_floor") r->fused_floor = v;
   else if (name == "project") r->project_dense = v != 0;
   else return false;
   return true;

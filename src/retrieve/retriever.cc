@@ -585,7 +585,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     return out;
   };
 
-  std::vector<int32_t> top;
+  std::vector<int32_t> top, fused_top;  // fused_top: the fused view's best, when a combiner ranked
   std::vector<float> final_scores, graph_scores, profile_scores;
   std::vector<std::string> paths;
   switch (options.method) {
@@ -765,6 +765,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           const auto p = CombinerScores(*combiner, rows);
           for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
           result.route += "+combiner";
+          fused_top = TopK(fused, static_cast<size_t>(std::lround(config.fused_floor * static_cast<float>(k))), false);
         }
         if (config.candidate_log) {
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
@@ -776,6 +777,20 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     }
   }
   top = TopK(final_scores, k, options.method == Method::kBm25);
+  // Fused floor: the fused view's best turns take the last slots of the top k unless the
+  // combiner already ranked them there; a combiner trained on one kind of question cannot bury
+  // what dense and lexical agree on for another kind (docs/combiner.md).
+  if (!fused_top.empty() && top.size() == k) {
+    std::vector<int32_t> merged(top.begin(), top.begin() + static_cast<long>(k - std::min(k, fused_top.size())));
+    auto add = [&](int32_t i) {
+      if (merged.size() < k && std::find(merged.begin(), merged.end(), i) == merged.end()) merged.push_back(i);
+    };
+    for (int32_t i : fused_top) add(i);
+    for (int32_t i : top) add(i);
+    // Keep the combiner's order among the chosen turns.
+    std::stable_sort(merged.begin(), merged.end(), [&](int32_t a, int32_t b) { return final_scores[a] > final_scores[b]; });
+    top = std::move(merged);
+  }
 
   result.candidates = static_cast<int64_t>(n);
   for (int32_t i : top) {
