@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -578,22 +579,17 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("wrote {}\n", ipr_out);
     return 0;
   }
-  if (*compose) {
+  // A generated dataset: built in memory, then written atomically.
+  auto write_dataset = [](const std::function<Status(std::string*)>& build, const std::string& out) {
     std::string doc;
-    Status st = ComposePrefEval(cc, &doc);
-    if (st.ok()) st = WriteFileAtomic(compose_out, doc);
+    Status st = build(&doc);
+    if (st.ok()) st = WriteFileAtomic(out, doc);
     if (!st.ok()) return Fail(st);
-    std::cout << fmt::format("wrote {}\n", compose_out);
+    std::cout << fmt::format("wrote {}\n", out);
     return 0;
-  }
-  if (*convert_mb) {
-    std::string doc;
-    Status st = ConvertMemoryBank(mbc, &doc);
-    if (st.ok()) st = WriteFileAtomic(mb_out, doc);
-    if (!st.ok()) return Fail(st);
-    std::cout << fmt::format("wrote {}\n", mb_out);
-    return 0;
-  }
+  };
+  if (*compose) return write_dataset([&](std::string* doc) { return ComposePrefEval(cc, doc); }, compose_out);
+  if (*convert_mb) return write_dataset([&](std::string* doc) { return ConvertMemoryBank(mbc, doc); }, mb_out);
   if (*bench) {
     if (bc.datasets.empty()) {
       std::cerr << "ontomem bench: --dataset is required (or a subcommand: gen-ipr, compose-prefeval, convert-memorybank)\n" << bench->help();
