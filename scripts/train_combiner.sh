@@ -8,9 +8,10 @@
 # - projection: IPR-synth train drawn with another seed (7), and the PrefEval topics
 #   education_learning_styles and entertain_sports composed into LoCoMo (seeds 2, 4); the epoch
 #   is chosen on IPR-synth dev.
-# - combiner: IPR-synth train (seed 20261202, 600 dialogues, 1x and 8x history) and the topics
-#   lifestyle_health and shop_technology (seeds 2, 4); the setting is chosen on IPR-synth dev
-#   and those two topics composed with seed 3.
+# - combiner: IPR-synth train (seed 20261202, 600 dialogues, 1x and 8x history), the topics
+#   lifestyle_health and shop_technology (seeds 2, 4) and recall questions over the LoCoMo dev
+#   conversations (`bench compose-recall`, seed 1: "what did you tell me about ..."); the setting
+#   is chosen on IPR-synth dev, those two topics composed with seed 3 and recall seed 2.
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo): the same
 #   IPR-synth and PrefEval train splits' dense-first queries plus the five LoCoMo dev
 #   conversations, cross-validated one conversation out (the setting is chosen on the held-out
@@ -43,6 +44,8 @@ for kind in explicit choice; do
       --kind $kind --seed $seed --topics $COMB_TOPICS --out "$WORK/pe_comb_${kind}_s$seed.json"
   done
 done
+"$B" bench compose-recall --dialogues "$DATA/locomo/locomo_dev5.json" --seed 1 --per-sample 60 --out "$WORK/recall_s1.json"
+"$B" bench compose-recall --dialogues "$DATA/locomo/locomo_dev5.json" --seed 2 --per-sample 40 --out "$WORK/recall_s2.json"
 "$B" train projection \
   --train "$WORK/ipr_proj_x1.json" \
   --train "$WORK/pe_proj_explicit_s2.json" --train "$WORK/pe_proj_choice_s2.json" \
@@ -53,8 +56,9 @@ done
   --train "$WORK/ipr_train_x1.json" --train "$WORK/ipr_train_x8.json" \
   --train "$WORK/pe_comb_explicit_s2.json" --train "$WORK/pe_comb_choice_s2.json" \
   --train "$WORK/pe_comb_explicit_s4.json" --train "$WORK/pe_comb_choice_s4.json" \
+  --train "$WORK/recall_s1.json" \
   --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
-  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" \
+  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" --dev "$WORK/recall_s2.json" \
   --out models/retrieval/combiner.bin
 L="$DATA/locomo/locomo_dev5.json"
 "$B" train combiner --route dense-first \

@@ -20,6 +20,7 @@
 #include "bench/plot.h"
 #include "bench/memorybank.h"
 #include "bench/prefeval_compose.h"
+#include "bench/recall_compose.h"
 #include "bench/train_combiner.h"
 #include "bench/train_projection.h"
 #include "bench/train_scorer.h"
@@ -329,6 +330,14 @@ int main(int argc, char** argv) {
   convert_mb->add_option("--labels", mbc.labels_path, "evidence labels (data/memorybank/labels.json; without: empty evidence)");
   convert_mb->add_option("--out", mb_out, "output file")->required();
 
+  auto* compose_recall = bench->add_subcommand("compose-recall", "recall questions over a LoCoMo-format file (combiner training)");
+  RecallComposeConfig rcc;
+  std::string recall_out;
+  compose_recall->add_option("--dialogues", rcc.dialogues_path, "LoCoMo-format file")->required();
+  compose_recall->add_option("--seed", rcc.seed, "random seed")->capture_default_str();
+  compose_recall->add_option("--per-sample", rcc.per_sample, "questions per conversation")->capture_default_str();
+  compose_recall->add_option("--out", recall_out, "output file")->required();
+
   auto* train = app.add_subcommand("train", "train the learned components");
   train->require_subcommand(1);
   auto* train_ex = train->add_subcommand("extractor", "train the Step I extractor (tagger, relation classifier, scorer)");
@@ -589,6 +598,7 @@ int main(int argc, char** argv) {
     return 0;
   };
   if (*compose) return write_dataset([&](std::string* doc) { return ComposePrefEval(cc, doc); }, compose_out);
+  if (*compose_recall) return write_dataset([&](std::string* doc) { return ComposeRecall(rcc, doc); }, recall_out);
   if (*convert_mb) return write_dataset([&](std::string* doc) { return ConvertMemoryBank(mbc, doc); }, mb_out);
   if (*bench) {
     if (bc.datasets.empty()) {

@@ -135,6 +135,12 @@ std::optional<int64_t> ParseLocomoDateTime(const std::string& s) {
   return ((days * 24 + hour) * 60 + minute) * 60 * 1000;
 }
 
+std::string FormatLocomoNoon(int64_t year, unsigned month, unsigned day) {
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  return fmt::format("12:00 pm on {} {}, {}", day, kMonths[(month + 11) % 12], year);
+}
+
 std::vector<std::string> NormaliseEvidence(const std::string& raw) {
   std::vector<std::string> out;
   std::string cur;

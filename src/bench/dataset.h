@@ -60,6 +60,8 @@ std::vector<std::pair<int, std::string>> LocomoSessionKeys(const Json& conv) {
 
 // Parses "1:56 pm on 8 May, 2023" (LoCoMo session times) to Unix milliseconds, UTC.
 std::optional<int64_t> ParseLocomoDateTime(const std::string& s);
+// Noon of a civil date in that format ("12:00 pm on 8 May, 2023"); month 1-12.
+std::string FormatLocomoNoon(int64_t year, unsigned month, unsigned day);
 
 // Splits and normalises one evidence string: "D8:6; D9:17" -> {"D8:6","D9:17"},
 // "D:11:26" -> {"D11:26"}; returns what it could not make sense of as-is.

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <set>
 #include <sstream>
@@ -11,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/dataset.h"
 #include "common/file_util.h"
 
 namespace ontomem {
@@ -26,14 +26,12 @@ std::string Strip(const std::string& s) {
 
 // "2023-04-27" -> "12:00 pm on 27 April, 2023" (the LoCoMo session time format).
 StatusOr<std::string> SessionTime(const std::string& date) {
-  static const std::array<const char*, 12> kMonths = {"January", "February", "March",     "April",   "May",      "June",
-                                                      "July",    "August",   "September", "October", "November", "December"};
   int y = 0, m = 0, d = 0;
   char dash1 = 0, dash2 = 0;
   std::istringstream in(date);
   if (!(in >> y >> dash1 >> m >> dash2 >> d) || dash1 != '-' || dash2 != '-' || m < 1 || m > 12 || d < 1 || d > 31)
     return Status::InvalidArgument(fmt::format("not a YYYY-MM-DD date: `{}`", date));
-  return fmt::format("12:00 pm on {} {}, {}", d, kMonths[static_cast<size_t>(m - 1)], y);
+  return FormatLocomoNoon(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
 }
 
 }  // namespace
