@@ -194,8 +194,10 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (config.route != "graph-first" && config.route != "dense-first")
     return Status::InvalidArgument("train combiner: --route is graph-first or dense-first");
   if (config.train_paths.empty() && config.cv_paths.empty()) return Status::InvalidArgument("train combiner needs --train");
-  if (config.dev_paths.empty() && config.cv_paths.size() < 2)
-    return Status::InvalidArgument("train combiner needs --dev or at least two --cv splits (the setting is chosen there)");
+  if (config.cv_paths.size() == 1)
+    return Status::InvalidArgument("train combiner: --cv needs at least two splits (each is held out in turn)");
+  if (config.dev_paths.empty() && config.cv_paths.empty())
+    return Status::InvalidArgument("train combiner needs --dev or --cv splits (the setting is chosen there)");
   if (config.hidden.empty() || config.positive_weights.empty())
     return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
   const size_t k = static_cast<size_t>(config.bench.k);

@@ -1,0 +1,59 @@
+// `ontomem train combiner` refuses settings it cannot choose from, before reading any data.
+#include "bench/train_combiner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "fake_embedder.h"
+#include "test_util.h"
+
+namespace ontomem {
+namespace {
+
+Status Train(TrainCombinerConfig c) {
+  std::ostringstream out;
+  return RunTrainCombiner(c, out);
+}
+
+TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
+  TrainCombinerConfig c;
+  c.train_paths = {"train.json"};
+  c.dev_paths = {"dev.json"};
+  c.route = "sideways";
+  Status st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("graph-first or dense-first"), std::string::npos) << st.ToString();
+
+  c.route = "dense-first";
+  c.dev_paths.clear();
+  c.cv_paths = {"locomo.json#conv-26"};  // one fold cannot be held out against the others
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("at least two"), std::string::npos) << st.ToString();
+
+  c.cv_paths.clear();
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("--dev or --cv"), std::string::npos) << st.ToString();
+
+  c.dev_paths = {"dev.json"};
+  c.hidden.clear();
+  EXPECT_EQ(Train(c).code(), StatusCode::kInvalidArgument);
+
+  // A file that does not exist is an error naming it (nothing was trained or written).
+  c.hidden = {8};
+  c.bench.embedder = std::make_shared<testing::FakeEmbedder>();
+  const std::string dir = testing::MakeTempDir("ontomem-train-combiner");
+  c.out_path = dir + "/never-written.bin";  // not the installed model
+  st = Train(c);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("train.json"), std::string::npos) << st.ToString();
+  EXPECT_FALSE(std::filesystem::exists(c.out_path));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ontomem
