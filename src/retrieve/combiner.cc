@@ -35,6 +35,19 @@ std::string ModelPath(const char* env, const std::string& default_path, bool* fr
   return path;
 }
 
+// <models_dir>/retrieval/<file> ("" = the extractor's default models directory).
+std::string RetrievalModelPath(const std::string& models_dir, const char* file) {
+  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/" + file;
+}
+
+// A combiner named by $env or at its default path; null when there is none.
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombinerFrom(const char* env, const std::string& default_path) {
+  bool from_env = false;
+  const std::string path = ModelPath(env, default_path, &from_env);
+  if (path.empty()) return std::shared_ptr<const learn::Mlp>();
+  return LoadCombiner(path);
+}
+
 }  // namespace
 
 Status SaveRetrievalModel(const learn::Mlp& m, const std::string& path) {
@@ -43,9 +56,7 @@ Status SaveRetrievalModel(const learn::Mlp& m, const std::string& path) {
   return m.Save(path);
 }
 
-std::string DefaultCombinerPath(const std::string& models_dir) {
-  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/combiner.bin";
-}
+std::string DefaultCombinerPath(const std::string& models_dir) { return RetrievalModelPath(models_dir, "combiner.bin"); }
 
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path) {
   auto m = learn::Mlp::Load(path);
@@ -61,26 +72,18 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path
 }
 
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultCombiner(const std::string& models_dir) {
-  bool from_env = false;
-  const std::string path = ModelPath("ONTOMEM_COMBINER", DefaultCombinerPath(models_dir), &from_env);
-  if (path.empty()) return std::shared_ptr<const learn::Mlp>();
-  return LoadCombiner(path);
+  return LoadCombinerFrom("ONTOMEM_COMBINER", DefaultCombinerPath(models_dir));
 }
 
 std::string DefaultDenseCombinerPath(const std::string& models_dir) {
-  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/combiner_dense.bin";
+  return RetrievalModelPath(models_dir, "combiner_dense.bin");
 }
 
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadDefaultDenseCombiner(const std::string& models_dir) {
-  bool from_env = false;
-  const std::string path = ModelPath("ONTOMEM_DENSE_COMBINER", DefaultDenseCombinerPath(models_dir), &from_env);
-  if (path.empty()) return std::shared_ptr<const learn::Mlp>();
-  return LoadCombiner(path);
+  return LoadCombinerFrom("ONTOMEM_DENSE_COMBINER", DefaultDenseCombinerPath(models_dir));
 }
 
-std::string DefaultProjectionPath(const std::string& models_dir) {
-  return (models_dir.empty() ? extract::DefaultModelsDir() : models_dir) + "/retrieval/projection.bin";
-}
+std::string DefaultProjectionPath(const std::string& models_dir) { return RetrievalModelPath(models_dir, "projection.bin"); }
 
 StatusOr<std::shared_ptr<const learn::Mlp>> LoadProjection(const std::string& path, int dim) {
   auto m = learn::Mlp::Load(path);
