@@ -68,6 +68,13 @@ void SmoothWithNeighbours(float w, std::vector<float>* s) {
   }
 }
 
+// A dense view: every turn's similarity to query vector `q`, smoothed with its neighbours.
+void DenseView(const UserMemory& user, const std::vector<float>& q, const RetrieverConfig& config,
+               std::vector<float>* out) {
+  user.dense().ScoreAll(q.data(), out);
+  SmoothWithNeighbours(config.neighbour_weight, out);
+}
+
 // z-score so that the two views' scales are comparable whatever the query length.
 std::vector<float> ZNormalise(const std::vector<float>& s) {
   if (s.empty()) return {};
@@ -507,7 +514,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[22] = gv.top_domain_conf;
     x[23] = std::log1p(static_cast<float>(in.graph_candidates)) / 5.0f;
     x[24] = !in_window.empty() && in_window[i];
-    x[25] = speaker(i).first;
+    const auto [is_asker, named] = speaker(i);
+    x[25] = is_asker;
     x[26] = n > 1 ? static_cast<float>(i) / static_cast<float>(n - 1) : 1.0f;
     x[27] = profile.empty() ? 0.0f : profile[i];
     x[28] = gv.domain_known[i];
@@ -519,7 +527,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[36] = zat(zdr, i, 0);
     x[37] = zat(zdr, i, -1);
     x[38] = zat(zdr, i, 1);
-    x[39] = speaker(i).second;
+    x[39] = named;
     x[40] = names_speaker;
     x[41] = std::log1p(static_cast<float>(user.token_count(i))) / 5.0f;
     x[42] = query_len;
@@ -721,8 +729,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           }
           if (norm > 0)
             for (float& v : qv) v = static_cast<float>(v / std::sqrt(norm));
-          user.dense().ScoreAll(qv.data(), &dense);
-          SmoothWithNeighbours(config.neighbour_weight, &dense);
+          DenseView(user, qv, config, &dense);
           fused = fuse(dense, lexical);
           unify(wg);
           result.uncertainty = "dense-probe";
@@ -744,16 +751,11 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         if (!result.query_domains.empty()) {
           std::vector<float> rq = qv;
           RETURN_IF_ERROR(AddDomainCues(embedder, config, ctx, result.query_domains.front(), &rq));
-          user.dense().ScoreAll(rq.data(), &rewrite);
-          SmoothWithNeighbours(config.neighbour_weight, &rewrite);
+          DenseView(user, rq, config, &rewrite);
         }
         // The learned projection of the dense query as a sixth view (plain dense without one).
         std::vector<float> projected = dense;
-        if (ctx.dense_projection) {
-          const auto pq = Project(*ctx.dense_projection, qv);
-          user.dense().ScoreAll(pq.data(), &projected);
-          SmoothWithNeighbours(config.neighbour_weight, &projected);
-        }
+        if (ctx.dense_projection) DenseView(user, Project(*ctx.dense_projection, qv), config, &projected);
         const auto rows = CombinerCandidates(user, query, options, config,
                                              {gv, dense, lexical, fused, rewrite, projected, profile_scores,
                                               in_window, dense_raw, lexical_raw, result.graph_candidates});
