@@ -238,6 +238,11 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
     for (const Split& s : *group) all_train.push_back(&s);
   for (const Split& s : dev) dev_ptrs.push_back(&s);
 
+  // The folds' R@k is pooled over their questions, as `ontomem bench` reports a file.
+  size_t cv_questions = 0;
+  for (const Split& s : cv) cv_questions += Questions(s);
+  const double cv_weight = 1.0 / static_cast<double>(std::max<size_t>(cv_questions, 1));
+
   double best_score = -1;
   learn::Mlp best;
   std::string best_setting;
@@ -249,19 +254,15 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
     for (float pw : weights) {
       const std::string setting =
           pw == 0.0f ? fmt::format("hidden {} listwise", hidden) : fmt::format("hidden {} positive weight {:g}", hidden, pw);
-      // The folds' R@k pooled over their questions, as `ontomem bench` reports a file.
       std::string per_fold;
       double cv_score = 0;
-      size_t cv_questions = 0;
-      for (const Split& s : cv) cv_questions += Questions(s);
       for (size_t f = 0; f < cv.size(); ++f) {
         std::vector<const Split*> fold_train;
         for (const Split* s : all_train)
           if (s != &cv[f]) fold_train.push_back(s);
         float fold_loss = 0;
         const learn::Mlp fm = Fit(config, fold_train, hidden, pw, &fold_loss);
-        cv_score += mean_recall(fm, {&cv[f]}, &per_fold) * static_cast<double>(Questions(cv[f])) /
-                    static_cast<double>(std::max<size_t>(cv_questions, 1));
+        cv_score += mean_recall(fm, {&cv[f]}, &per_fold) * static_cast<double>(Questions(cv[f])) * cv_weight;
       }
       float loss = 0;
       const learn::Mlp m = Fit(config, all_train, hidden, pw, &loss);
@@ -278,9 +279,7 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (cv.empty()) {
     for (const Split& s : dev) handset += s.handset_recall / static_cast<double>(dev.size());
   } else {
-    size_t questions = 0;
-    for (const Split& s : cv) questions += Questions(s), handset += s.handset_recall * static_cast<double>(Questions(s));
-    handset /= static_cast<double>(std::max<size_t>(questions, 1));
+    for (const Split& s : cv) handset += s.handset_recall * static_cast<double>(Questions(s)) * cv_weight;
   }
   out << fmt::format("chosen: {} ({} R@{} {:.4f}; hand-set unified score {:.4f})\n", best_setting,
                      cv.empty() ? "dev mean" : "held-out folds pooled", k, best_score, handset);
