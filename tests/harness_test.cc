@@ -93,7 +93,8 @@ TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
   ASSERT_TRUE(m.contains("fusion@fusion_dense_weight=1"));
   EXPECT_DOUBLE_EQ(m["fusion@fusion_dense_weight=0:neighbour_weight=0"]["slices"]["category:4"]["recall"].get<double>(),
                    m["bm25"]["slices"]["category:4"]["recall"].get<double>());
-  for (const char* bad : {"fusion@bogus=1", "fusion@fusion_dense_weight", "fusion@fusion_dense_weight=x", "nope@rrf_k=1"}) {
+  for (const char* bad : {"fusion@bogus=1", "fusion@fusion_dense_weight", "fusion@fusion_dense_weight=x", "nope@rrf_k=1",
+                          "fusion@fusion_dense_weight=1@neighbour_weight=0"}) {
     c.methods = {bad};
     EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kInvalidArgument) << bad;
   }

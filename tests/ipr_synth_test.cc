@@ -192,6 +192,36 @@ TEST(IprSynth, ScaleMultipliesDistractorHistory) {
   std::cerr << "[ipr] mature turns/dialogue: scale 1 " << t1 / mature << ", scale 8 " << t8 / mature << "\n";
 }
 
+// The two phrasing halves of a split share no question wording; each is still a valid split.
+TEST(IprSynth, PhrasingFoldsSplitTheTemplates) {
+  IprConfig c0 = Config("train", 40), c1 = c0, all = c0;
+  c0.phrasing_fold = 0;
+  c1.phrasing_fold = 1;
+  Dataset d0 = Generate(c0), d1 = Generate(c1);
+  for (const Dataset* d : {&d0, &d1}) {
+    Status st = CheckKeywordFree(*d);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  std::set<std::string> q0;
+  for (const auto& s : d0.samples)
+    for (const auto& q : s.qa) q0.insert(q.question);
+  size_t n1 = 0;
+  for (const auto& s : d1.samples)
+    for (const auto& q : s.qa) {
+      ++n1;
+      EXPECT_FALSE(q0.count(q.question)) << q.question;
+    }
+  EXPECT_GT(q0.size(), 40u);
+  EXPECT_GT(n1, 40u);
+  std::string a, b;
+  all.phrasing_fold = -1;
+  ASSERT_TRUE(GenerateIpr(all, &a).ok());
+  ASSERT_TRUE(GenerateIpr(Config("train", 40), &b).ok());
+  EXPECT_EQ(a, b);  // -1 is the unfolded split, byte for byte
+  all.phrasing_fold = 2;
+  EXPECT_EQ(GenerateIpr(all, &a).code(), StatusCode::kInvalidArgument);
+}
+
 TEST(IprSynth, RejectsBadConfig) {
   std::string out;
   IprConfig c = Config("holdout", 1);

@@ -75,11 +75,12 @@ class CombinerTest : public ::testing::Test {
     ctx.combiner = std::move(combiner);
     mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
   }
-  SearchResult Search(const std::string& query, const std::string& asker) {
+  SearchResult Search(const std::string& query, const std::string& asker, const std::vector<std::string>& context = {}) {
     SearchOptions so;
     so.k = 5;
     so.method = Method::kFull;
     so.asker = asker;
+    so.context = context;
     auto r = mem_->Search(ana_, query, so);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : SearchResult{};
@@ -112,17 +113,19 @@ TEST_F(CombinerTest, ReordersGraphFirstSearchesByWhatItLearned) {
   EXPECT_GT(lexical.hits[0].score, lexical.hits.back().score);
 }
 
-TEST_F(CombinerTest, FusedFloorKeepsTheFusedViewsBestTurnInTheTopK) {
-  // A combiner that only trusts edges, and a request whose words match another turn.
+TEST_F(CombinerTest, LexicalFloorKeepsTheQuestionsBestMatchInTheTopK) {
+  // A combiner that only trusts edges, and a question naming another turn after chit-chat
+  // whose words match a third one.
   UsePipeline(Prefers("graph_has"));
   const std::string q = "what should I watch after laundry errand 7";
+  const std::vector<std::string> context = {"the film festival downtown", "groceries and laundry errand 12"};
   RetrieverConfig rc;
-  rc.fused_floor = 0;
+  rc.lexical_floor = 0;
   mem_->set_retriever_config(rc);
-  auto without = Search(q, "Ana");
-  rc.fused_floor = 0.2f;  // one slot of the top 5
+  auto without = Search(q, "Ana", context);
+  rc.lexical_floor = 0.2f;  // one slot of the top 5
   mem_->set_retriever_config(rc);
-  auto with = Search(q, "Ana");
+  auto with = Search(q, "Ana", context);
   ASSERT_EQ(with.hits.size(), 5u);
   ASSERT_EQ(without.hits.size(), 5u);
   EXPECT_EQ(with.hits[0].turn.turn.id, "D1:1");  // the combiner's pick stays first
@@ -130,10 +133,21 @@ TEST_F(CombinerTest, FusedFloorKeepsTheFusedViewsBestTurnInTheTopK) {
     return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
   };
   EXPECT_FALSE(has(without, "D1:10"));  // buried by a combiner that only trusts edges
-  EXPECT_TRUE(has(with, "D1:10"));      // "groceries and laundry errand 7": the fused view's best
+  EXPECT_TRUE(has(with, "D1:10"));      // "groceries and laundry errand 7": the question's own match
   // The first four are the combiner's own order either way.
   for (size_t i = 0; i < 4; ++i)
     if (!has(with, without.hits[i].turn.turn.id)) ADD_FAILURE() << without.hits[i].turn.turn.id << " was dropped";
+  // A question sharing no word with the history reserves nothing.
+  const std::string vague = "what should I watch tonight";
+  rc.lexical_floor = 0;
+  mem_->set_retriever_config(rc);
+  auto vague_without = Search(vague, "Ana", context);
+  rc.lexical_floor = 0.2f;
+  mem_->set_retriever_config(rc);
+  auto vague_with = Search(vague, "Ana", context);
+  ASSERT_EQ(vague_with.hits.size(), vague_without.hits.size());
+  for (size_t i = 0; i < vague_with.hits.size(); ++i)
+    EXPECT_EQ(vague_with.hits[i].turn.turn.id, vague_without.hits[i].turn.turn.id) << i;
 }
 
 TEST_F(CombinerTest, LeavesSearchesWithoutGraphCandidatesToTheUnifiedScore) {
@@ -191,6 +205,14 @@ TEST_F(CombinerTest, CandidateLogHoldsEachViewsBestTurnsWithTheirFeatures) {
   EXPECT_EQ(best[Feature("query_names_speaker")], 1.0f);
   Search("laundry errand 7", "");
   EXPECT_EQ(row("D1:10")[Feature("speaker_named")], 0.0f);
+  // Without context the question alone is the lexical query; with context whose words match
+  // another turn, only the bare-question feature still singles out the question's own match.
+  EXPECT_EQ(row("D1:10")[Feature("lexical_bare_z")], row("D1:10")[Feature("lexical_own_z")]);
+  Search("laundry errand 7", "", {"groceries and laundry errand 12 groceries errand 12"});
+  EXPECT_GT(row("D1:10")[Feature("lexical_bare_z")], row("D1:15")[Feature("lexical_bare_z")]);
+  EXPECT_LT(row("D1:10")[Feature("lexical_own_z")] - row("D1:15")[Feature("lexical_own_z")],
+            row("D1:10")[Feature("lexical_bare_z")] - row("D1:15")[Feature("lexical_bare_z")]);
+  EXPECT_GT(row("D1:10")[Feature("query_max_lexical_bare_z")], 0.5f);
 }
 
 TEST_F(CombinerTest, AUserWithFactsButNoTurnsHasNothingToRank) {

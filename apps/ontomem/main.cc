@@ -311,6 +311,8 @@ int main(int argc, char** argv) {
   genipr->add_option("--dialogues", ic.dialogues, "number of dialogues")->capture_default_str();
   genipr->add_option("--filler", ic.filler_path, "LoCoMo-format JSON whose turns serve as chit-chat")->capture_default_str();
   genipr->add_option("--recur", ic.recur, "recurring-preference mode: sessions per recurring preference (0 = off; docs/promotion.md)")->capture_default_str();
+  genipr->add_option("--phrasing-fold", ic.phrasing_fold,
+                     "half of the split's phrasing (0 or 1; -1 = all, the frozen output)")->capture_default_str();
   genipr->add_option("--out", ipr_out, "output file")->required();
 
   auto* compose = bench->add_subcommand("compose-prefeval", "compose PrefEval preferences into LoCoMo histories");
@@ -347,6 +349,9 @@ int main(int argc, char** argv) {
   train_ex->add_option("--seed", ta.seed, "IPR-synth seed")->capture_default_str();
   train_ex->add_option("--filler", ta.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
   train_ex->add_option("--lexicon", ta.lexicon_path, "lexicon file for GloVe clusters");
+  train_ex->add_option("--ipr-phrasing-fold", ta.ipr_phrasing_fold,
+                       "IPR-synth train phrasing half (0 or 1; -1 = all): for out-of-phrasing combiner data")
+      ->capture_default_str();
   auto* train_dom = train->add_subcommand("domain", "train the query domain/intent classifier (docs/domain.md)");
   TrainDomainArgs tda;
   train_dom->add_option("--out", tda.out_path, "model file (default: <repo>/models/domain/classifier.bin)");
@@ -380,6 +385,9 @@ int main(int argc, char** argv) {
   train_cmb->add_option("--hidden", tcc.hidden, "hidden units to try")->capture_default_str();
   train_cmb->add_option("--positive-weight", tcc.positive_weights, "weights of gold rows to try")->capture_default_str();
   train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();
+  train_cmb->add_option("--edge-dropout", tcc.edge_dropout,
+                        "share of train candidates with an edge trained as if the extractor had missed it")
+      ->capture_default_str();
   train_cmb->add_option("--candidates", tcc.bench.retriever.combiner_candidates,
                         "best turns of each view the combiner reorders (must match the retriever's)")
       ->capture_default_str();

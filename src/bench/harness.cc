@@ -102,7 +102,7 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "max_query_domains") r->max_query_domains = static_cast<size_t>(v);
   else if (name == "combiner") r->use_combiner = v != 0;
   else if (name == "combiner_candidates") r->combiner_candidates = static_cast<size_t>(v);
-  else if (name == "fused_floor") r->fused_floor = v;
+  else if (name == "lexical_floor") r->lexical_floor = v;
   else if (name == "project") r->project_dense = v != 0;
   else return false;
   return true;
@@ -112,11 +112,15 @@ StatusOr<std::pair<std::string, float>> ParseAssignment(const std::string& assig
   auto eq = assignment.find('=');
   if (eq == std::string::npos) return Status::InvalidArgument(fmt::format("{} wants name=value, got {}", what, assignment));
   std::string name = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
   try {
-    return std::make_pair(name, std::stof(assignment.substr(eq + 1)));
+    size_t used = 0;
+    const float v = std::stof(value, &used);
+    // "2@lexical_floor=0.2" must not read as 2 (knobs are separated by ':').
+    if (used == value.size()) return std::make_pair(name, v);
   } catch (...) {
-    return Status::InvalidArgument(fmt::format("{} {}: value is not a number", what, name));
   }
+  return Status::InvalidArgument(fmt::format("{} {}: value \"{}\" is not a number", what, name, value));
 }
 
 // "<method>@knob=v:knob=v": the method with its own retriever knobs, so variants share one

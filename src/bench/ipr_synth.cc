@@ -61,6 +61,15 @@ std::vector<std::string> Part(const d::StrList& l, int split) {
     if (SplitOfIndex(i) == split) out.emplace_back(l.items[i]);
   return out;
 }
+// Phrasing only (statement and query cores, openers, closers): the split's items at even
+// (fold 0) or odd (fold 1) positions, all of them for fold -1 or when the fold would be empty.
+std::vector<std::string> Part(const d::StrList& l, int split, int fold) {
+  std::vector<std::string> all = Part(l, split), out;
+  if (fold < 0) return all;
+  for (size_t j = 0; j < all.size(); ++j)
+    if (static_cast<int>(j % 2) == fold) out.push_back(all[j]);
+  return out.empty() ? all : out;
+}
 std::vector<std::string> All(const d::StrList& l) { return std::vector<std::string>(l.items, l.items + l.size); }
 
 // ------------------------------------------------------------------ pools
@@ -122,7 +131,7 @@ std::string Capitalise(std::string s) {
   return s;
 }
 
-Pools BuildPools(int split) {
+Pools BuildPools(int split, int fold = -1) {
   Pools p;
   // Movies: titles from this split's adjectives x nouns (word-level disjoint across splits);
   // genre and plot description fixed per title.
@@ -166,35 +175,35 @@ Pools BuildPools(int split) {
   p.services = Part(d::kServices, split);
   p.nicknames = Part(d::kNicknames, split);
   p.names = Part(d::kNames, split);
-  p.stmt_open = Part(d::kStmtOpen, split);
-  p.stmt_close = Part(d::kStmtClose, split);
-  p.query_open = Part(d::kQueryOpen, split);
-  p.query_close = Part(d::kQueryClose, split);
-  p.like = Part(d::kLikeCores, split);
-  p.aversion = Part(d::kAversionCores, split);
-  p.allergy = Part(d::kAllergyCores, split);
-  p.diet = Part(d::kDietCores, split);
-  p.habit = Part(d::kHabitCores, split);
-  p.schedule = Part(d::kScheduleCores, split);
-  p.company = Part(d::kCompanyCores, split);
-  p.platform = Part(d::kPlatformCores, split);
-  p.upd_like = Part(d::kUpdateLikeCores, split);
-  p.upd_diet = Part(d::kUpdateDietCores, split);
-  p.alias_intro = Part(d::kAliasIntroCores, split);
-  p.friend_like = Part(d::kFriendLikeCores, split);
-  p.disliked = Part(d::kDislikedOnceCores, split);
-  p.used_to = Part(d::kUsedToCores, split);
-  p.hypo = Part(d::kHypotheticalCores, split);
-  p.question = Part(d::kQuestionCores, split);
-  p.acks = Part(d::kAcks, split);
+  p.stmt_open = Part(d::kStmtOpen, split, fold);
+  p.stmt_close = Part(d::kStmtClose, split, fold);
+  p.query_open = Part(d::kQueryOpen, split, fold);
+  p.query_close = Part(d::kQueryClose, split, fold);
+  p.like = Part(d::kLikeCores, split, fold);
+  p.aversion = Part(d::kAversionCores, split, fold);
+  p.allergy = Part(d::kAllergyCores, split, fold);
+  p.diet = Part(d::kDietCores, split, fold);
+  p.habit = Part(d::kHabitCores, split, fold);
+  p.schedule = Part(d::kScheduleCores, split, fold);
+  p.company = Part(d::kCompanyCores, split, fold);
+  p.platform = Part(d::kPlatformCores, split, fold);
+  p.upd_like = Part(d::kUpdateLikeCores, split, fold);
+  p.upd_diet = Part(d::kUpdateDietCores, split, fold);
+  p.alias_intro = Part(d::kAliasIntroCores, split, fold);
+  p.friend_like = Part(d::kFriendLikeCores, split, fold);
+  p.disliked = Part(d::kDislikedOnceCores, split, fold);
+  p.used_to = Part(d::kUsedToCores, split, fold);
+  p.hypo = Part(d::kHypotheticalCores, split, fold);
+  p.question = Part(d::kQuestionCores, split, fold);
+  p.acks = Part(d::kAcks, split, fold);
   p.chit_user = Part(d::kChitChatUser, split);
   p.chit_partner = Part(d::kChitChatPartner, split);
-  p.reactions = Part(d::kReactions, split);
-  p.explicit_q = Part(d::kExplicitCores, split);
-  p.ellipsis = Part(d::kEllipsisCores, split);
+  p.reactions = Part(d::kReactions, split, fold);
+  p.explicit_q = Part(d::kExplicitCores, split, fold);
+  p.ellipsis = Part(d::kEllipsisCores, split, fold);
   for (int q = 0; q < 9; ++q) {
-    p.query_cores[q] = Part(d::kQueryCores[q], split);
-    p.cues[q] = Part(d::kCueLines[q], split);
+    p.query_cores[q] = Part(d::kQueryCores[q], split, fold);
+    p.cues[q] = Part(d::kCueLines[q], split, fold);
   }
   return p;
 }
@@ -1049,7 +1058,9 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
     return Status::InvalidArgument(fmt::format("gen-ipr: --recur must be in 0..7 (sessions), got {}", config.recur));
   if (config.dialogues < 1 || config.dialogues > 100000)
     return Status::InvalidArgument(fmt::format("gen-ipr: --dialogues must be in 1..100000, got {}", config.dialogues));
-  const Pools pools = BuildPools(split);
+  if (config.phrasing_fold < -1 || config.phrasing_fold > 1)
+    return Status::InvalidArgument(fmt::format("gen-ipr: --phrasing-fold must be -1, 0 or 1, got {}", config.phrasing_fold));
+  const Pools pools = BuildPools(split, config.phrasing_fold);
   auto filler = LoadFiller(config.filler_path, split);
   if (!filler.ok()) return filler.status().WithContext("gen-ipr: filler");
   ojson doc = ojson::array();

@@ -25,6 +25,11 @@ struct IprConfig {
   // likes); each sample then carries "gold_concepts" and "promotion_negatives". 0 = the frozen
   // output, byte for byte.
   int recur = 0;
+  // Half of the split's phrasing (statement and query templates, openers, closers): 0 or 1;
+  // -1 = all, the frozen output. Lets a model trained on one half be measured on phrasing it
+  // never saw, inside the train split (`scripts/train_combiner.sh`: the extractor's edges on
+  // the combiner's training data).
+  int phrasing_fold = -1;
 };
 
 // The documented seed of the frozen splits.

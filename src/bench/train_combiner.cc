@@ -210,6 +210,16 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
       ASSIGN_OR_RETURN(Split s, Collect(config, p));
       group->push_back(std::move(s));
     }
+  if (config.edge_dropout < 0 || config.edge_dropout >= 1)
+    return Status::InvalidArgument(fmt::format("train combiner: --edge-dropout must be in [0, 1), got {}", config.edge_dropout));
+  size_t dropped = 0;
+  if (config.edge_dropout > 0) {
+    std::mt19937_64 g(config.seed ^ 0xed9e);
+    for (Split& s : train)
+      for (Query& q : s.queries)
+        for (CombinerFeatures& x : q.x)
+          if (x[1] > 0 && static_cast<double>(g() >> 11) * 0x1.0p-53 < config.edge_dropout) DropGraphEvidence(&x), ++dropped;
+  }
   size_t rows = 0, positives = 0;
   for (const auto* group : {&train, &cv})
     for (const Split& s : *group)
@@ -222,7 +232,7 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
       out << fmt::format("{} {}: {} queries, gold among {} candidates {:.4f}, hand-set full R@{} {:.4f}\n",
                          group == &train ? "train" : group == &cv ? "cv" : "dev", s.path, s.queries.size(),
                          config.route, CandidateCoverage(s), k, s.handset_recall);
-  out << fmt::format("train rows {} ({} gold)\n", rows, positives);
+  out << fmt::format("train rows {} ({} gold, graph evidence dropped from {})\n", rows, positives, dropped);
 
   auto mean_recall = [&](const learn::Mlp& m, const std::vector<const Split*>& splits, std::string* each) {
     double sum = 0;

@@ -27,6 +27,9 @@ struct TrainCombinerConfig {
   std::vector<int> hidden = {8, 32};     // settings tried: hidden units x positive weights
   std::vector<float> positive_weights = {1.0f, 4.0f};
   bool listwise = true;  // also try a listwise (softmax over each query's candidates) loss
+  // Share of the train splits' candidates with an edge whose graph evidence is removed
+  // (DropGraphEvidence), drawn once with `seed`; chosen on dev.
+  float edge_dropout = 0.0f;
   int epochs = 25;
   uint64_t seed = 1;
   BenchConfig bench;  // embedder, k, other knobs

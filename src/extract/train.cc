@@ -522,6 +522,7 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   cfg.seed = args.seed;
   cfg.split = "train";
   cfg.dialogues = args.ipr_dialogues;
+  cfg.phrasing_fold = args.ipr_phrasing_fold;
   cfg.filler_path = Resolve(args.filler_path, root);
   if (!cfg.filler_path.empty() && !fs::exists(cfg.filler_path)) {
     fmt::print(stderr, "note: IPR filler {} not found; using generated chit-chat only\n", cfg.filler_path);

@@ -93,6 +93,7 @@ struct TrainExtractorArgs {
   int ipr_dialogues = 500;       // IPR-synth train dialogues generated in-process
   int drills = 6000;             // generated drill utterances (extract/drills.h) for all relations
   uint64_t seed = 20261202;      // IPR-synth seed (the frozen splits' seed)
+  int ipr_phrasing_fold = -1;    // half of the IPR phrasing (IprConfig::phrasing_fold); -1 = all
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";  // IPR filler; "" = none
   std::string handwritten_path;  // "" = <repo>/data/annotations/handwritten.jsonl (odd ids used)
   std::string lexicon_path;      // "" = DefaultLexiconPath(); missing -> no GloVe clusters

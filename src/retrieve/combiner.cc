@@ -20,7 +20,14 @@ const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames = {
     "in_time_window", "speaker_is_asker", "position",     "profile", "graph_domain_known",
     "rewrite_rank",   "rewrite_z",      "projected_rank", "projected_z",
     "lexical_own_z",  "lexical_prev_z", "lexical_next_z", "dense_own_z",   "dense_prev_z",
-    "dense_next_z",   "speaker_named",  "query_names_speaker", "turn_length", "query_length"};
+    "dense_next_z",   "speaker_named",  "query_names_speaker", "turn_length", "query_length",
+    "lexical_bare_z", "dense_bare_z",  "query_max_lexical_bare_z"};
+
+void DropGraphEvidence(CombinerFeatures* x) {
+  // graph_rank .. graph_hop, and graph_domain_known.
+  for (size_t f = 0; f <= 14; ++f) (*x)[f] = 0.0f;
+  (*x)[28] = 0.0f;
+}
 
 namespace {
 

@@ -18,9 +18,15 @@
 
 namespace ontomem {
 
-inline constexpr size_t kCombinerFeatures = 43;
+inline constexpr size_t kCombinerFeatures = 46;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
+
+// Removes a candidate's graph evidence (edge, relation, domain match, hop), as if the extractor
+// had missed its edge. Training augmentation: the extractor learned the IPR-synth train
+// templates, so on the combiner's own training data it misses far fewer edges than on
+// unseen phrasing (`train combiner --edge-dropout`).
+void DropGraphEvidence(CombinerFeatures* x);
 
 // One candidate of one query, as `ontomem train combiner` collects them.
 struct CombinerRow {

@@ -36,11 +36,13 @@ WeightedTerms LexicalQuery(std::string_view query, const SearchOptions& options,
   return q;
 }
 
+// `bare`, when given, receives the question's own vector (before the context is mixed in).
 Status DenseQuery(const Embedder& embedder, std::string_view query, const SearchOptions& options,
-                  const RetrieverConfig& config, std::vector<float>* out) {
+                  const RetrieverConfig& config, std::vector<float>* out, std::vector<float>* bare = nullptr) {
   const int dim = embedder.dim();
   out->assign(dim, 0.0f);
   RETURN_IF_ERROR(embedder.Embed(query, out->data()));
+  if (bare) *bare = *out;
   if (!options.context.empty() && config.context_weight > 0) {
     std::string joined;
     for (const auto& c : options.context) joined.append(c).push_back('\n');
@@ -423,6 +425,8 @@ struct CombinerInputs {
   const std::vector<uint8_t>& in_window;
   const std::vector<float>& dense_raw;
   const std::vector<float>& lexical_raw;
+  const std::vector<float>& dense_bare;    // the question alone, without its context
+  const std::vector<float>& lexical_bare;
   int64_t graph_candidates;
 };
 
@@ -468,6 +472,10 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
   // The turns' own scores before neighbour smoothing, and their neighbours': an answer is
   // often the reply to the turn that matches the question.
   const auto zdr = ZNormalise(in.dense_raw), zlr = ZNormalise(in.lexical_raw);
+  // The question alone: "what was my take on Framely?" names its turn, while the chit-chat
+  // before it ("I finally fixed the leaky tap.") matches other turns word for word.
+  const auto zdb = ZNormalise(in.dense_bare), zlb = ZNormalise(in.lexical_bare);
+  const float max_lzb = zlb.empty() ? 0.0f : clipz(*std::max_element(zlb.begin(), zlb.end()));
   auto zat = [&](const std::vector<float>& z, size_t i, int off) {
     const auto j = static_cast<int64_t>(i) + off;
     return j < 0 || j >= static_cast<int64_t>(z.size()) ? 0.0f : clipz(z[static_cast<size_t>(j)]);
@@ -531,6 +539,9 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[40] = names_speaker;
     x[41] = std::log1p(static_cast<float>(user.token_count(i))) / 5.0f;
     x[42] = query_len;
+    x[43] = zat(zlb, i, 0);
+    x[44] = zat(zdb, i, 0);
+    x[45] = max_lzb;
   }
   return rows;
 }
@@ -557,22 +568,32 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   const size_t n = user.size();
   const size_t k = static_cast<size_t>(std::max(options.k, 0));
 
-  std::vector<float> dense, lexical, qv, dense_raw, lexical_raw;
+  std::vector<float> dense, lexical, qv, dense_raw, lexical_raw, dense_bare, lexical_bare;
   const bool want_dense = options.method != Method::kBm25;
   const bool want_lexical = options.method != Method::kDense && options.method != Method::kRewrite &&
                             options.method != Method::kPpr;
   if (want_dense) {
-    RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv));
+    std::vector<float> bare_qv;
+    RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv, &bare_qv));
     if (options.method == Method::kRewrite)
       RETURN_IF_ERROR(RewriteQuery(embedder, query, options, config, ctx, &qv, &result.query_domains));
     if (options.method == Method::kDense && config.project_dense && ctx.dense_projection) qv = Project(*ctx.dense_projection, qv);
     user.dense().ScoreAll(qv.data(), &dense);
-    if (options.method == Method::kFull) dense_raw = dense;
+    if (options.method == Method::kFull) {
+      dense_raw = dense;
+      if (bare_qv == qv) dense_bare = dense;
+      else user.dense().ScoreAll(bare_qv.data(), &dense_bare);
+    }
     SmoothWithNeighbours(config.neighbour_weight, &dense);
   }
   if (want_lexical) {
     user.bm25().ScoreAll(LexicalQuery(query, options, config), &lexical);
-    if (options.method == Method::kFull) lexical_raw = lexical;
+    if (options.method == Method::kFull) {
+      lexical_raw = lexical;
+      WeightedTerms bare;
+      for (auto& t : text::ContentTerms(query)) bare.emplace_back(std::move(t), 1.0f);
+      user.bm25().ScoreAll(bare, &lexical_bare);
+    }
     SmoothWithNeighbours(config.neighbour_weight, &lexical);
   }
   // The fused dense + lexical view (z-scores, weighted; or reciprocal ranks).
@@ -593,7 +614,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     return out;
   };
 
-  std::vector<int32_t> top, fused_top;  // fused_top: the fused view's best, when a combiner ranked
+  std::vector<int32_t> top, floor_top;  // floor_top: the question's best lexical matches, when a combiner ranked
   std::vector<float> final_scores, graph_scores, profile_scores;
   std::vector<std::string> paths;
   switch (options.method) {
@@ -758,7 +779,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         if (ctx.dense_projection) DenseView(user, Project(*ctx.dense_projection, qv), config, &projected);
         const auto rows = CombinerCandidates(user, query, options, config,
                                              {gv, dense, lexical, fused, rewrite, projected, profile_scores,
-                                              in_window, dense_raw, lexical_raw, result.graph_candidates});
+                                              in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
+                                              result.graph_candidates});
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
@@ -767,7 +789,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           const auto p = CombinerScores(*combiner, rows);
           for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
           result.route += "+combiner";
-          fused_top = TopK(fused, static_cast<size_t>(std::lround(config.fused_floor * static_cast<float>(k))), false);
+          floor_top = TopK(lexical_bare, static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k))), true);
         }
         if (config.candidate_log) {
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
@@ -779,15 +801,17 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     }
   }
   top = TopK(final_scores, k, options.method == Method::kBm25);
-  // Fused floor: the fused view's best turns take the last slots of the top k unless the
-  // combiner already ranked them there; a combiner trained on one kind of question cannot bury
-  // what dense and lexical agree on for another kind (docs/combiner.md).
-  if (!fused_top.empty() && top.size() == k) {
-    std::vector<int32_t> merged(top.begin(), top.begin() + static_cast<long>(k - std::min(k, fused_top.size())));
+  // Lexical floor: the turns matching the question's own words best (its context left out:
+  // "what was my take on Framely?" after "I finally fixed the leaky tap.") take the last slots
+  // of the top k unless the combiner already ranked them there, so a combiner trained on one
+  // kind of question cannot bury what the question names (docs/combiner.md). A question that
+  // shares no word with the history reserves nothing.
+  if (!floor_top.empty() && top.size() == k) {
+    std::vector<int32_t> merged(top.begin(), top.begin() + static_cast<long>(k - std::min(k, floor_top.size())));
     auto add = [&](int32_t i) {
       if (merged.size() < k && std::find(merged.begin(), merged.end(), i) == merged.end()) merged.push_back(i);
     };
-    for (int32_t i : fused_top) add(i);
+    for (int32_t i : floor_top) add(i);
     for (int32_t i : top) add(i);
     // Keep the combiner's order among the chosen turns.
     std::stable_sort(merged.begin(), merged.end(), [&](int32_t a, int32_t b) { return final_scores[a] > final_scores[b]; });

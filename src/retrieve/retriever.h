@@ -87,11 +87,12 @@ struct RetrieverConfig {
   // dev (30: 0.52) at about 0.2 ms (docs/combiner.md); the model is trained with the same value.
   bool use_combiner = true;
   size_t combiner_candidates = 150;
-  // Share of the top k reserved for the fused view's best turns when a combiner ranked
-  // (rounded; 0 = none): they replace the combiner's lowest picks unless already in. 0.1 (one
-  // slot of 10) costs IPR dev 0.005 and lifts its explicit slice to fusion's level; recall-heavy
-  // workloads ("what did you recommend to me?") want 0.3 (docs/combiner.md, docs/RESULTS.md).
-  float fused_floor = 0.1f;
+  // Share of the top k reserved for the best lexical matches of the question alone (without
+  // its context) when a combiner ranked (rounded; 0 = none): they replace the combiner's
+  // lowest picks unless already in. 0.1 (one slot of 10) lifts the explicit slices of IPR dev
+  // to fusion's level without costing its implicit ones (docs/combiner.md, docs/RESULTS.md);
+  // recall-heavy workloads ("what did you recommend to me?") want 0.3.
+  float lexical_floor = 0.1f;
   // Method dense with the learned query projection (a measurement: `dense@project=1`).
   bool project_dense = false;
   // When set, every method-full search replaces its contents with the candidates' features
