@@ -198,8 +198,9 @@ TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {
   constexpr int64_t kDay = 86400000, kNow = 1692100800000;  // 2023-08-15 12:00 UTC
   const UserKey bo{"acme", "bo"};
   std::vector<Turn> turns;
-  for (int i = 0; i < 30; ++i)  // one turn a day for 30 days, the same words each time
-    turns.push_back(TimedTurn("D" + std::to_string(i), "Bo", "we talked about the garden plan", kNow - (30 - i) * kDay));
+  for (int i = 0; i < 30; ++i)  // one turn a day for 30 days, the same words each time (but the day)
+    turns.push_back(TimedTurn("D" + std::to_string(i), "Bo", "we talked about the garden plan, day " + std::to_string(i),
+                              kNow - (30 - i) * kDay));
   ASSERT_TRUE(mem_->IngestBatch(bo, turns).ok());
   SearchOptions so;
   so.k = 3;
@@ -216,6 +217,36 @@ TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {
   auto none = mem_->Search(bo, "what was the garden plan", so);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->time_phrase, "");
+}
+
+TEST_F(RetrievalMethodsTest, VerbatimRepeatsAreReturnedOnceAtTheirBestTurn) {
+  // Three copies of one line (case and surrounding space differ) outrank everything else.
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "Our street is dug up again", 5000),
+                                       TimedTurn("D2:2", "Ana", "  our street is dug up AGAIN ", 6000),
+                                       TimedTurn("D2:3", "Ana", "Our street is dug up again", 7000)})
+                  .ok());
+  for (Method m : {Method::kBm25, Method::kDense, Method::kFusion, Method::kFull}) {
+    SearchOptions so;
+    so.k = 4;
+    so.method = m;
+    RetrieverConfig rc;
+    mem_->set_retriever_config(rc);
+    auto once = Search("street dug up again", so);
+    rc.collapse_duplicates = false;
+    mem_->set_retriever_config(rc);
+    auto all = Search("street dug up again", so);
+    size_t copies = 0;
+    for (const Hit& h : once.hits) copies += h.turn.turn.id.rfind("D2:", 0) == 0;
+    EXPECT_EQ(copies, 1u) << MethodName(m);
+    // The freed slots go to other turns (bm25 returns only turns sharing a word).
+    if (m != Method::kBm25) ASSERT_EQ(once.hits.size(), 4u) << MethodName(m);
+    ASSERT_FALSE(all.hits.empty());
+    EXPECT_EQ(once.hits[0].turn.turn.id, all.hits[0].turn.turn.id) << MethodName(m);  // at its best turn
+    size_t all_copies = 0;
+    for (const Hit& h : all.hits) all_copies += h.turn.turn.id.rfind("D2:", 0) == 0;
+    EXPECT_EQ(all_copies, 3u) << MethodName(m);
+    EXPECT_GE(once.hits.size(), all.hits.size() - 2) << MethodName(m);
+  }
 }
 
 TEST(RetrievalProfile, DecaysCapsAndStaysSmall) {

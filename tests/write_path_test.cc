@@ -155,7 +155,8 @@ TEST(WritePath, ConcurrentWritersOfOneUserAreSerialisedInSeqOrder) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
         std::vector<IngestedTurn> out;
-        Status st = mem->IngestBatch(kAna, {T(std::to_string(t) + "-" + std::to_string(i), "turn")}, &out);
+        const std::string id = std::to_string(t) + "-" + std::to_string(i);
+        Status st = mem->IngestBatch(kAna, {T(id, "turn " + id)}, &out);
         ASSERT_TRUE(st.ok()) << st.ToString();
         std::lock_guard<std::mutex> l(mu);
         seqs.push_back(out.at(0).seq);

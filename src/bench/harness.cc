@@ -103,6 +103,7 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "combiner") r->use_combiner = v != 0;
   else if (name == "combiner_candidates") r->combiner_candidates = static_cast<size_t>(v);
   else if (name == "lexical_floor") r->lexical_floor = v;
+  else if (name == "collapse_duplicates") r->collapse_duplicates = v != 0;
   else if (name == "project") r->project_dense = v != 0;
   else return false;
   return true;

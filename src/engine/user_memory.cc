@@ -1,6 +1,8 @@
 #include "engine/user_memory.h"
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 
 #include "text/text.h"
 
@@ -24,6 +26,10 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
   by_id_.emplace(turn.turn.id, turns_.size());
   turns_.push_back(turn);
   token_counts_.push_back(static_cast<uint32_t>(text::CountWhitespaceTokens(turn.turn.text)));
+  std::string_view t = turn.turn.text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  text_keys_.push_back(std::hash<std::string>{}(text::AsciiLower(t)));
   text_bytes_ += turn.turn.text.capacity() + turn.turn.speaker.capacity() +
                  turn.turn.id.capacity() + turn.turn.session.capacity() + sizeof(StoredTurn);
   return Status::Ok();
@@ -57,7 +63,8 @@ size_t UserMemory::MemoryBytes() const {
     for (const auto& [label, v] : label_vectors_) labels += label.capacity() + v.capacity() * sizeof(float) + 48;
   }
   return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
-         graph_.MemoryBytes() + token_counts_.capacity() * sizeof(uint32_t) + by_id_.size() * 48 + labels + profile_.MemoryBytes();
+         graph_.MemoryBytes() + token_counts_.capacity() * sizeof(uint32_t) +
+         text_keys_.capacity() * sizeof(uint64_t) + by_id_.size() * 48 + labels + profile_.MemoryBytes();
 }
 
 }  // namespace ontomem

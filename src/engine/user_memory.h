@@ -49,6 +49,9 @@ class UserMemory {
   const std::vector<StoredTurn>& turns() const { return turns_; }
   // Whitespace tokens of the turn's text (a feature of the learned combiner, counted once).
   uint32_t token_count(size_t ordinal) const { return token_counts_[ordinal]; }
+  // A hash of the turn's text with case and surrounding space ignored: equal for verbatim
+  // repeats ("Our street is being dug up again." said eight times).
+  uint64_t text_key(size_t ordinal) const { return text_keys_[ordinal]; }
   const DenseIndex& dense() const { return dense_; }
   const Bm25Index& bm25() const { return bm25_; }
   const LexicalConfig& lexical() const { return lexical_; }
@@ -68,6 +71,7 @@ class UserMemory {
   LexicalConfig lexical_;
   std::vector<StoredTurn> turns_;
   std::vector<uint32_t> token_counts_;
+  std::vector<uint64_t> text_keys_;
   std::unordered_map<std::string, size_t> by_id_;
   MemoryGraph graph_;
   mutable std::mutex label_mu_;

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -105,6 +106,22 @@ std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool requi
   idx.resize(k);
   std::sort(idx.begin(), idx.end(), better);
   return idx;
+}
+
+// The best k turns with distinct texts (case and surrounding space ignored): a line said
+// verbatim many times ("Our street is being dug up again.") is shown once, at its best turn.
+std::vector<int32_t> TopKDistinct(const UserMemory& user, const std::vector<float>& scores, size_t k,
+                                  bool require_positive) {
+  for (size_t window = 2 * k + 8;; window *= 2) {
+    const auto order = TopK(scores, window, require_positive);
+    std::vector<int32_t> out;
+    std::unordered_set<uint64_t> seen;
+    for (int32_t i : order) {
+      if (out.size() == k) break;
+      if (seen.insert(user.text_key(static_cast<size_t>(i))).second) out.push_back(i);
+    }
+    if (out.size() == k || order.size() < window) return out;
+  }
 }
 
 // Rank of ordinal i within `scores` (1 = best), the same order as TopK.
@@ -800,7 +817,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       break;
     }
   }
-  top = TopK(final_scores, k, options.method == Method::kBm25);
+  top = config.collapse_duplicates ? TopKDistinct(user, final_scores, k, options.method == Method::kBm25)
+                                   : TopK(final_scores, k, options.method == Method::kBm25);
   // Lexical floor: the turns matching the question's own words best (its context left out:
   // "what was my take on Framely?" after "I finally fixed the leaky tap.") take the last slots
   // of the top k unless the combiner already ranked them there, so a combiner trained on one

@@ -95,6 +95,9 @@ struct RetrieverConfig {
   float lexical_floor = 0.1f;
   // Method dense with the learned query projection (a measurement: `dense@project=1`).
   bool project_dense = false;
+  // Every method: a text said verbatim more than once is returned once, at its best-ranked turn
+  // (the copies tell the reader nothing new and cost context tokens).
+  bool collapse_duplicates = true;
   // When set, every method-full search replaces its contents with the candidates' features
   // (`ontomem train combiner` collects its training rows this way).
   std::shared_ptr<std::vector<CombinerRow>> candidate_log;
