@@ -27,8 +27,8 @@ struct IprConfig {
   int recur = 0;
   // Half of the split's phrasing (statement and query templates, openers, closers): 0 or 1;
   // -1 = all, the frozen output. Lets a model trained on one half be measured on phrasing it
-  // never saw, inside the train split (`scripts/train_combiner.sh`: the extractor's edges on
-  // the combiner's training data).
+  // never saw, inside the train split (`train extractor --ipr-phrasing-fold`; docs/RESULTS.md,
+  // session 7).
   int phrasing_fold = -1;
 };
 

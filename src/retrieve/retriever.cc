@@ -826,8 +826,13 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   // shares no word with the history reserves nothing.
   if (!floor_top.empty() && top.size() == k) {
     std::vector<int32_t> merged(top.begin(), top.begin() + static_cast<long>(k - std::min(k, floor_top.size())));
+    auto same = [&](int32_t a, int32_t b) {
+      return a == b || (config.collapse_duplicates &&
+                        user.text_key(static_cast<size_t>(a)) == user.text_key(static_cast<size_t>(b)));
+    };
     auto add = [&](int32_t i) {
-      if (merged.size() < k && std::find(merged.begin(), merged.end(), i) == merged.end()) merged.push_back(i);
+      if (merged.size() < k && std::none_of(merged.begin(), merged.end(), [&](int32_t j) { return same(i, j); }))
+        merged.push_back(i);
     };
     for (int32_t i : floor_top) add(i);
     for (int32_t i : top) add(i);
