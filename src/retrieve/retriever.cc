@@ -25,10 +25,16 @@ bool MentionsFirstPerson(std::string_view query) {
   return false;
 }
 
-WeightedTerms LexicalQuery(std::string_view query, const SearchOptions& options,
-                           const RetrieverConfig& config) {
+// The question's own content words, weight 1 (no context, no asker).
+WeightedTerms QuestionTerms(std::string_view query) {
   WeightedTerms q;
   for (auto& t : text::ContentTerms(query)) q.emplace_back(std::move(t), 1.0f);
+  return q;
+}
+
+WeightedTerms LexicalQuery(std::string_view query, const SearchOptions& options,
+                           const RetrieverConfig& config) {
+  WeightedTerms q = QuestionTerms(query);
   if (config.context_weight > 0)
     for (const auto& c : options.context)
       for (auto& t : text::ContentTerms(c)) q.emplace_back(std::move(t), config.context_weight);
@@ -585,32 +591,22 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   const size_t n = user.size();
   const size_t k = static_cast<size_t>(std::max(options.k, 0));
 
-  std::vector<float> dense, lexical, qv, dense_raw, lexical_raw, dense_bare, lexical_bare;
+  std::vector<float> dense, lexical, qv, bare_qv, dense_raw, lexical_raw;
   const bool want_dense = options.method != Method::kBm25;
   const bool want_lexical = options.method != Method::kDense && options.method != Method::kRewrite &&
                             options.method != Method::kPpr;
   if (want_dense) {
-    std::vector<float> bare_qv;
     RETURN_IF_ERROR(DenseQuery(embedder, query, options, config, &qv, &bare_qv));
     if (options.method == Method::kRewrite)
       RETURN_IF_ERROR(RewriteQuery(embedder, query, options, config, ctx, &qv, &result.query_domains));
     if (options.method == Method::kDense && config.project_dense && ctx.dense_projection) qv = Project(*ctx.dense_projection, qv);
     user.dense().ScoreAll(qv.data(), &dense);
-    if (options.method == Method::kFull) {
-      dense_raw = dense;
-      if (bare_qv == qv) dense_bare = dense;
-      else user.dense().ScoreAll(bare_qv.data(), &dense_bare);
-    }
+    if (options.method == Method::kFull) dense_raw = dense;
     SmoothWithNeighbours(config.neighbour_weight, &dense);
   }
   if (want_lexical) {
     user.bm25().ScoreAll(LexicalQuery(query, options, config), &lexical);
-    if (options.method == Method::kFull) {
-      lexical_raw = lexical;
-      WeightedTerms bare;
-      for (auto& t : text::ContentTerms(query)) bare.emplace_back(std::move(t), 1.0f);
-      user.bm25().ScoreAll(bare, &lexical_bare);
-    }
+    if (options.method == Method::kFull) lexical_raw = lexical;
     SmoothWithNeighbours(config.neighbour_weight, &lexical);
   }
   // The fused dense + lexical view (z-scores, weighted; or reciprocal ranks).
@@ -794,6 +790,10 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         // The learned projection of the dense query as a sixth view (plain dense without one).
         std::vector<float> projected = dense;
         if (ctx.dense_projection) DenseView(user, Project(*ctx.dense_projection, qv), config, &projected);
+        // The question alone, unsmoothed (features and the lexical floor).
+        std::vector<float> dense_bare = dense_raw, lexical_bare;
+        if (bare_qv != qv) user.dense().ScoreAll(bare_qv.data(), &dense_bare);
+        user.bm25().ScoreAll(QuestionTerms(query), &lexical_bare);
         const auto rows = CombinerCandidates(user, query, options, config,
                                              {gv, dense, lexical, fused, rewrite, projected, profile_scores,
                                               in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
