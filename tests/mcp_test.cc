@@ -133,6 +133,16 @@ TEST_F(McpTest, RememberRecallFeedbackForget) {
   const std::string qid = r["query_id"];
   EXPECT_EQ(qid.size(), 16u);
   for (const json& h : r["hits"]) EXPECT_NE(h["id"], "b1");  // ben's turn is not ana's
+  // A line said twice comes back once unless every copy is asked for.
+  Tool("remember", {{"speaker", "Ana"}, {"text", "Tomorrow I start pottery classes"}, {"id", "m4"}});
+  auto copies = [&](const json& args) {
+    const json r = Tool("recall", args);
+    size_t n = 0;
+    for (const json& h : r["hits"]) n += h["text"] == "Tomorrow I start pottery classes";
+    return n;
+  };
+  EXPECT_EQ(copies({{"query", "pottery classes"}, {"method", "bm25"}}), 1u);
+  EXPECT_EQ(copies({{"query", "pottery classes"}, {"method", "bm25"}, {"collapse_duplicates", false}}), 2u);
 
   Tool("feedback", {{"query_id", qid}, {"query", "pottery classes"}, {"used", {"T2"}}, {"missed", {"m1"}}});
   auto log = mem_->FeedbackLog({"acme", "ana"});
@@ -200,6 +210,7 @@ TEST_F(McpTest, ProtocolErrorsUseJsonRpcCodes) {
   expect_params(Call(1, "recall", {{"query", "x"}, {"k", 1000}}), "recall.k");
   expect_params(Call(1, "recall", {{"query", "x"}, {"context", {"a", 2}}}), "recall.context[1]");
   expect_params(Call(1, "recall", {{"query", "x"}, {"colour", "red"}}), "unknown argument colour");
+  expect_params(Call(1, "recall", {{"query", "x"}, {"collapse_duplicates", 1}}), "recall.collapse_duplicates: expected true or false");
   expect_params(Call(1, "remember", {{"speaker", "A"}, {"text", "x"}, {"time", -5}}), "remember.time");
   expect_params(Call(1, "feedback", {{"query_id", 12}}), "feedback.query_id: expected a string");
   expect_params(Call(1, "forget", json::object()), "missing required argument user");

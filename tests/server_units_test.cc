@@ -170,6 +170,12 @@ TEST(ServerApiJson, SearchFeedbackFact) {
   EXPECT_EQ(s->options.context.size(), 2u);
   EXPECT_EQ(s->options.method, Method::kBm25);
   EXPECT_EQ(s->options.max_context_tokens, 40);
+  EXPECT_TRUE(s->options.collapse_duplicates);
+  auto copies = ParseSearchRequest(R"({"query":"x","collapse_duplicates":false})", kLimits);
+  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
+  EXPECT_FALSE(copies->options.collapse_duplicates);
+  EXPECT_EQ(Error(ParseSearchRequest(R"({"query":"x","collapse_duplicates":0})", kLimits)),
+            "collapse_duplicates: expected true or false");
   EXPECT_EQ(Error(ParseSearchRequest(R"({"k":1})", kLimits)), "query: missing (expected a string)");
   EXPECT_EQ(Error(ParseSearchRequest(R"({"query":"x","k":0})", kLimits)), "k: expected an integer in 1..100");
   EXPECT_EQ(Error(ParseSearchRequest(R"({"query":"x","k":101})", kLimits)), "k: expected an integer in 1..100");

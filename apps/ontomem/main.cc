@@ -167,9 +167,10 @@ void PrintHits(const SearchResult& r) {
 }
 
 int CmdSearch(const Common& c, const std::string& query, int k, const std::string& method,
-              const std::string& asker, const std::vector<std::string>& context, bool json) {
+              const std::string& asker, const std::vector<std::string>& context, bool all_copies, bool json) {
   SearchOptions so;
   so.k = k;
+  so.collapse_duplicates = !all_copies;
   if (!ParseMethod(method, &so.method))
     return Fail(Status::InvalidArgument("unknown --method " + method + " (dense, bm25, fusion, full, rewrite, ppr)"));
   so.asker = asker;
@@ -249,12 +250,13 @@ int main(int argc, char** argv) {
   std::string query, method = "full", asker;
   std::vector<std::string> context;
   int k = 10;
-  bool json = false;
+  bool json = false, all_copies = false;
   search->add_option("query", query, "the query")->required();
   search->add_option("--k", k, "number of hits")->capture_default_str();
   search->add_option("--method", method, "dense, bm25, fusion, full, rewrite or ppr")->capture_default_str();
   search->add_option("--asker", asker, "who asks (first-person words refer to them)");
   search->add_option("--context", context, "recent turns said before the query (repeatable)");
+  search->add_flag("--all-copies", all_copies, "return every copy of a text said verbatim several times (default: once)");
   search->add_flag("--json", json, "print JSON");
 
   auto* forget = app.add_subcommand("forget", "delete a user and everything stored for them");
@@ -521,7 +523,7 @@ int main(int argc, char** argv) {
   }
 
   if (*ingest) return CmdIngest(c, file, ingest->count("--user") > 0);
-  if (*search) return CmdSearch(c, query, k, method, asker, context, json);
+  if (*search) return CmdSearch(c, query, k, method, asker, context, all_copies, json);
   if (*forget) {
     auto mem = OpenMemory(c, false);
     if (!mem.ok()) return Fail(mem.status());

@@ -83,6 +83,10 @@ struct SearchOptions {
   // When the query is asked (Unix ms), for time expressions such as "two weeks ago";
   // 0 = the time of the user's latest turn.
   int64_t now_ms = 0;
+  // A text said verbatim more than once (case and surrounding space ignored) comes back once,
+  // at its best-ranked turn, and the freed slots go to the next turns; false returns every
+  // copy (an audit of what was said).
+  bool collapse_duplicates = true;
 };
 
 // One ranked turn with the score of each signal that saw it. A view that did not retrieve the

@@ -40,7 +40,7 @@ json ErrorResponse(const json& id, int code, std::string message) {
 // ---------------------------------------------------------------------------------------------
 // The tools. One table drives tools/list (the input schemas) and argument checking.
 
-enum class Type { kString, kInteger, kStringArray, kTime };
+enum class Type { kString, kInteger, kBoolean, kStringArray, kTime };
 
 struct Param {
   const char* name;
@@ -102,6 +102,7 @@ StatusOr<json> Recall(const Context& ctx, const UserKey& key, const json& args) 
   SearchOptions so;
   if (auto it = args.find("k"); it != args.end()) so.k = it->get<int>();
   if (auto it = args.find("max_context_tokens"); it != args.end()) so.max_context_tokens = it->get<int64_t>();
+  if (auto it = args.find("collapse_duplicates"); it != args.end()) so.collapse_duplicates = it->get<bool>();
   so.asker = Str(args, "asker");
   so.context = StrList(args, "context");
   if (auto it = args.find("method"); it != args.end() && !ParseMethod(it->get<std::string>(), &so.method))
@@ -152,7 +153,8 @@ const std::vector<Tool>& Tools() {
         {"asker", Type::kString, false, "who asks; first-person words in the query refer to them"},
         {"context", Type::kStringArray, false, "the last few turns of the conversation, oldest first"},
         {"method", Type::kString, false, "full (default: memory graph + views), fusion, dense, bm25, or the baselines rewrite and ppr"},
-        {"max_context_tokens", Type::kInteger, false, "drop trailing hits past this many words (0 = no limit)"}},
+        {"max_context_tokens", Type::kInteger, false, "drop trailing hits past this many words (0 = no limit)"},
+        {"collapse_duplicates", Type::kBoolean, false, "return a text said verbatim several times once (default true); false returns every copy"}},
        true, false, false, &Recall},
       {"feedback", "Give feedback on a recall",
        "Say which turns of a recall were used and right, which were wrong, and which were needed "
@@ -177,6 +179,7 @@ json ParamSchema(const Param& p) {
   switch (p.type) {
     case Type::kString: s["type"] = "string"; break;
     case Type::kInteger: s["type"] = "integer"; break;
+    case Type::kBoolean: s["type"] = "boolean"; break;
     case Type::kStringArray: s = {{"type", "array"}, {"items", {{"type", "string"}}}}; break;
     case Type::kTime: s["type"] = json::array({"integer", "string"}); break;
   }
@@ -221,6 +224,9 @@ Status CheckArgs(const Tool& tool, const json& args, const McpOptions& options) 
         break;
       case Type::kInteger:
         if (!value.is_number_integer()) return Status::InvalidArgument(where + ": expected an integer");
+        break;
+      case Type::kBoolean:
+        if (!value.is_boolean()) return Status::InvalidArgument(where + ": expected true or false");
         break;
       case Type::kTime:
         if (!value.is_string() && !(value.is_number_integer() && value.get<int64_t>() >= 0))

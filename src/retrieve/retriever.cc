@@ -817,8 +817,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       break;
     }
   }
-  top = config.collapse_duplicates ? TopKDistinct(user, final_scores, k, options.method == Method::kBm25)
-                                   : TopK(final_scores, k, options.method == Method::kBm25);
+  const bool collapse = config.collapse_duplicates && options.collapse_duplicates;
+  top = collapse ? TopKDistinct(user, final_scores, k, options.method == Method::kBm25)
+                 : TopK(final_scores, k, options.method == Method::kBm25);
   // Lexical floor: the turns matching the question's own words best (its context left out:
   // "what was my take on Framely?" after "I finally fixed the leaky tap.") take the last slots
   // of the top k unless the combiner already ranked them there, so a combiner trained on one
@@ -827,7 +828,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   if (!floor_top.empty() && top.size() == k) {
     std::vector<int32_t> merged(top.begin(), top.begin() + static_cast<long>(k - std::min(k, floor_top.size())));
     auto same = [&](int32_t a, int32_t b) {
-      return a == b || (config.collapse_duplicates &&
+      return a == b || (collapse &&
                         user.text_key(static_cast<size_t>(a)) == user.text_key(static_cast<size_t>(b)));
     };
     auto add = [&](int32_t i) {

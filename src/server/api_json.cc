@@ -227,6 +227,14 @@ Status ReadInt(const json& obj, const char* key, const std::string& base, int64_
   return Status::Ok();
 }
 
+Status ReadBool(const json& obj, const char* key, const std::string& base, bool* out) {
+  const json* v = Find(obj, key);
+  if (!v) return Status::Ok();
+  if (!v->is_boolean()) return Expected(Join(base, key), "true or false");
+  *out = v->get<bool>();
+  return Status::Ok();
+}
+
 // "time": Unix milliseconds (a non-negative integer) or an RFC 3339 string.
 Status ReadTime(const json& obj, const std::string& base, int64_t* out) {
   const std::string path = Join(base, "time");
@@ -372,6 +380,7 @@ StatusOr<SearchRequest> ParseSearchRequest(std::string_view body, const Limits& 
   if (present) r.options.k = static_cast<int>(v);
   RETURN_IF_ERROR(ReadInt(root, "max_context_tokens", "", 0, INT64_MAX, &v, &present));
   if (present) r.options.max_context_tokens = v;
+  RETURN_IF_ERROR(ReadBool(root, "collapse_duplicates", "", &r.options.collapse_duplicates));
   RETURN_IF_ERROR(ReadName(root, "asker", "", false, &r.options.asker));
   RETURN_IF_ERROR(ReadStringArray(root, "context", "", limits.max_context_items, &r.options.context,
                                   [&](const std::string& path, const std::string& s) {

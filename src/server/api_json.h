@@ -33,7 +33,8 @@ struct SearchRequest {
 
 // POST /v1/users/{user}/turns: {"turns":[{"speaker","text","time"?,"id"?,"session"?}]}.
 StatusOr<std::vector<Turn>> ParseTurnsRequest(std::string_view body, const Limits& limits);
-// POST /v1/users/{user}/search: {"query","k"?,"asker"?,"context"?,"method"?,"max_context_tokens"?}.
+// POST /v1/users/{user}/search: {"query","k"?,"asker"?,"context"?,"method"?,"max_context_tokens"?,
+// "collapse_duplicates"?}.
 StatusOr<SearchRequest> ParseSearchRequest(std::string_view body, const Limits& limits);
 // POST /v1/users/{user}/feedback: {"query_id","query"?,"used"?,"wrong"?,"missed"?}.
 StatusOr<Feedback> ParseFeedbackRequest(std::string_view body, const Limits& limits);

@@ -85,7 +85,7 @@ const std::vector<Route>& RouteTable() {
        kJson, R"({"stored":2,"duplicates":0,"turns":[{"id":"D1:1","seq":1},{"id":"T2","seq":2}]})", &Api::PostTurns},
       {"POST", "/v1/users/{user}/search", "Rank the user's turns for a query, with per-view scores and a query_id.",
        true, 512 << 10, "",
-       R"({"query":"which films does Ana like?","k":5,"asker":"Ana","context":["we talked about the weekend"],"method":"fusion","max_context_tokens":200})",
+       R"({"query":"which films does Ana like?","k":5,"asker":"Ana","context":["we talked about the weekend"],"method":"fusion","max_context_tokens":200,"collapse_duplicates":true})",
        kJson,
        R"({"query_id":"q7f3a9c2e01b4d5a6","method":"fusion","route":"","latency_us":412,"context_tokens":5,"candidates":2,"graph_candidates":0,"query_domains":[],"uncertainty":"","view_overlap":null,"hits":[{"id":"D1:1","seq":1,"speaker":"Ana","text":"I adore old romantic films.","time":1704164645000,"session":"s1","score":0.71,"dense_score":0.64,"bm25_score":1.92,"graph_score":0.0,"dense_rank":1,"bm25_rank":1,"path":""}]})",
        &Api::PostSearch},
