@@ -143,7 +143,7 @@ TEST(Memory, DuplicateIdsAreIdempotentOrRejected) {
   Status st = mem->IngestBatch(kAna, {T("D1:2", "Ana", "new"), T("D1:1", "Ana", "changed")});
   EXPECT_EQ(st.code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(mem->Turns(kAna)->size(), 1u);
-  auto r = mem->Search(kAna, "hello", {});
+  auto r = mem->Search(kAna, "say hello", {});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->hits.size(), 1u);  // not indexed twice
 }

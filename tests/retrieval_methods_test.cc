@@ -258,6 +258,31 @@ TEST_F(RetrievalMethodsTest, VerbatimRepeatsAreReturnedOnceAtTheirBestTurn) {
   }
 }
 
+TEST_F(RetrievalMethodsTest, TheQueryAndItsContextAreNotReturnedToTheCaller) {
+  // A host that stores every turn as it is said: its last two turns are the search's context
+  // and its question is stored too; all three match the search best, and it holds them already.
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D3:1", "Ana", "We should plan the film night", 8000),
+                                       TimedTurn("D3:2", "Bo", " we should plan the FILM night", 8100),
+                                       TimedTurn("D3:3", "Ana", "Which film night plan?", 8200)})
+                  .ok());
+  for (Method m : {Method::kBm25, Method::kDense, Method::kFusion, Method::kFull}) {
+    SearchOptions so;
+    so.k = 5;
+    so.method = m;
+    so.context = {"Any idea for Friday?", "We should plan the film night"};
+    RetrieverConfig rc;
+    mem_->set_retriever_config(rc);
+    auto skipped = Search("which film night plan?", so);
+    ASSERT_FALSE(skipped.hits.empty()) << MethodName(m);
+    for (const Hit& h : skipped.hits) EXPECT_NE(h.turn.turn.id.rfind("D3:", 0), 0u) << MethodName(m) << " " << h.turn.turn.id;
+    rc.skip_context_echoes = false;
+    mem_->set_retriever_config(rc);
+    size_t echoes = 0;
+    for (const Hit& h : Search("which film night plan?", so).hits) echoes += h.turn.turn.id.rfind("D3:", 0) == 0;
+    EXPECT_EQ(echoes, 2u) << MethodName(m);  // the question and one copy of the context line
+  }
+}
+
 TEST(RetrievalProfile, DecaysCapsAndStaysSmall) {
   ProfileConfig c;
   c.max_turns = 100;

@@ -104,6 +104,7 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "combiner_candidates") r->combiner_candidates = static_cast<size_t>(v);
   else if (name == "lexical_floor") r->lexical_floor = v;
   else if (name == "collapse_duplicates") r->collapse_duplicates = v != 0;
+  else if (name == "skip_context_echoes") r->skip_context_echoes = v != 0;
   else if (name == "project") r->project_dense = v != 0;
   else return false;
   return true;

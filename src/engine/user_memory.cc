@@ -8,6 +8,12 @@
 
 namespace ontomem {
 
+uint64_t TextKey(std::string_view t) {
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  return std::hash<std::string>{}(text::AsciiLower(t));
+}
+
 UserMemory::UserMemory(int dim, LexicalConfig lexical) : lexical_(lexical), dense_(dim) {}
 
 Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
@@ -26,10 +32,7 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
   by_id_.emplace(turn.turn.id, turns_.size());
   turns_.push_back(turn);
   token_counts_.push_back(static_cast<uint32_t>(text::CountWhitespaceTokens(turn.turn.text)));
-  std::string_view t = turn.turn.text;
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-  text_keys_.push_back(std::hash<std::string>{}(text::AsciiLower(t)));
+  text_keys_.push_back(TextKey(turn.turn.text));
   text_bytes_ += turn.turn.text.capacity() + turn.turn.speaker.capacity() +
                  turn.turn.id.capacity() + turn.turn.session.capacity() + sizeof(StoredTurn);
   return Status::Ok();

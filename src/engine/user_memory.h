@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct LexicalConfig {
   float prev_turn_weight = 0.5f;
   float speaker_weight = 1.0f;
 };
+
+// A hash of a text with case and surrounding space ignored: equal for verbatim repeats.
+uint64_t TextKey(std::string_view text);
 
 class UserMemory {
  public:
@@ -49,8 +53,8 @@ class UserMemory {
   const std::vector<StoredTurn>& turns() const { return turns_; }
   // Whitespace tokens of the turn's text (a feature of the learned combiner, counted once).
   uint32_t token_count(size_t ordinal) const { return token_counts_[ordinal]; }
-  // A hash of the turn's text with case and surrounding space ignored: equal for verbatim
-  // repeats ("Our street is being dug up again." said eight times).
+  // TextKey of the turn's text: equal for verbatim repeats ("Our street is being dug up
+  // again." said eight times).
   uint64_t text_key(size_t ordinal) const { return text_keys_[ordinal]; }
   const DenseIndex& dense() const { return dense_; }
   const Bm25Index& bm25() const { return bm25_; }

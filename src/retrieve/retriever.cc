@@ -114,17 +114,21 @@ std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool requi
   return idx;
 }
 
-// The best k turns with distinct texts (case and surrounding space ignored): a line said
-// verbatim many times ("Our street is being dug up again.") is shown once, at its best turn.
-std::vector<int32_t> TopKDistinct(const UserMemory& user, const std::vector<float>& scores, size_t k,
-                                  bool require_positive) {
+// The best k turns whose text key is not in `skip`; with `distinct`, a line said verbatim many
+// times ("Our street is being dug up again.") is shown once, at its best turn.
+std::vector<int32_t> TopKFiltered(const UserMemory& user, const std::vector<float>& scores, size_t k,
+                                  bool require_positive, bool distinct, const std::unordered_set<uint64_t>& skip) {
+  if (!distinct && skip.empty()) return TopK(scores, k, require_positive);
   for (size_t window = 2 * k + 8;; window *= 2) {
     const auto order = TopK(scores, window, require_positive);
     std::vector<int32_t> out;
-    std::unordered_set<uint64_t> seen;
+    std::unordered_set<uint64_t> taken = skip;
     for (int32_t i : order) {
       if (out.size() == k) break;
-      if (seen.insert(user.text_key(static_cast<size_t>(i))).second) out.push_back(i);
+      const uint64_t key = user.text_key(static_cast<size_t>(i));
+      if (taken.count(key)) continue;
+      if (distinct) taken.insert(key);
+      out.push_back(i);
     }
     if (out.size() == k || order.size() < window) return out;
   }
@@ -818,8 +822,12 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     }
   }
   const bool collapse = config.collapse_duplicates && options.collapse_duplicates;
-  top = collapse ? TopKDistinct(user, final_scores, k, options.method == Method::kBm25)
-                 : TopK(final_scores, k, options.method == Method::kBm25);
+  std::unordered_set<uint64_t> echoes;
+  if (config.skip_context_echoes) {
+    echoes.insert(TextKey(query));
+    for (const auto& c : options.context) echoes.insert(TextKey(c));
+  }
+  top = TopKFiltered(user, final_scores, k, options.method == Method::kBm25, collapse, echoes);
   // Lexical floor: the turns matching the question's own words best (its context left out:
   // "what was my take on Framely?" after "I finally fixed the leaky tap.") take the last slots
   // of the top k unless the combiner already ranked them there, so a combiner trained on one
@@ -832,6 +840,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
                         user.text_key(static_cast<size_t>(a)) == user.text_key(static_cast<size_t>(b)));
     };
     auto add = [&](int32_t i) {
+      if (echoes.count(user.text_key(static_cast<size_t>(i)))) return;
       if (merged.size() < k && std::none_of(merged.begin(), merged.end(), [&](int32_t j) { return same(i, j); }))
         merged.push_back(i);
     };
