@@ -121,6 +121,33 @@ TEST(ExtractRuleVerifier, ConditionalsAreNotAsserted) {
   EXPECT_TRUE(v.Verify(Cand(t4.text, "cello", "HAS_HABIT", Modality::kAsserted), t4).valid);
 }
 
+TEST(ExtractRuleVerifier, HabitsNeedTheirHolderOrAFrequency) {
+  RuleVerifier v;
+  // An event said of something else is no routine of the speaker's.
+  const Turn t1 = MakeTurn("Our street is being dug up again.");
+  EXPECT_FALSE(v.Verify(Cand(t1.text, "street", "HAS_HABIT", Modality::kAsserted), t1).valid);
+  // The holder says it, or a word of frequency does.
+  const Turn t2 = MakeTurn("I knit while I watch telly.");
+  EXPECT_TRUE(v.Verify(Cand(t2.text, "knit", "HAS_HABIT", Modality::kAsserted), t2).valid);
+  const Turn t3 = MakeTurn("Sunday mornings usually mean a long swim.");
+  EXPECT_TRUE(v.Verify(Cand(t3.text, "long swim", "HAS_HABIT", Modality::kAsserted), t3).valid);
+  const Turn t4 = MakeTurn("Lifting three times a week since January.");
+  EXPECT_TRUE(v.Verify(Cand(t4.text, "Lifting", "HAS_HABIT", Modality::kAsserted), t4).valid);
+}
+
+TEST(ExtractRuleVerifier, AStanceOfSomeoneElseIsNotTheSpeakers) {
+  RuleVerifier v;
+  const Turn t1 = MakeTurn("Then I have no doubt they'll love the icecream!");
+  EXPECT_FALSE(v.Verify(Cand(t1.text, "icecream", "LIKES", Modality::kAsserted), t1).valid);
+  const Turn t2 = MakeTurn("She hates olives, so no tapenade.");
+  EXPECT_FALSE(v.Verify(Cand(t2.text, "olives", "DISLIKES", Modality::kAsserted), t2).valid);
+  // The speaker in the same clause, or no one named at all, keeps it.
+  const Turn t3 = MakeTurn("They say it's overrated, but I love jazz.");
+  EXPECT_TRUE(v.Verify(Cand(t3.text, "jazz", "LIKES", Modality::kAsserted), t3).valid);
+  const Turn t4 = MakeTurn("Money's tight so it's Kinetra or nothing.");
+  EXPECT_TRUE(v.Verify(Cand(t4.text, "Kinetra", "USES", Modality::kAsserted), t4).valid);
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:

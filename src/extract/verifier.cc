@@ -1,5 +1,8 @@
 #include "extract/verifier.h"
 
+#include <set>
+#include <string>
+
 #include "extract/tokens.h"
 #include "text/text.h"
 
@@ -37,6 +40,41 @@ bool InConditional(const std::vector<Token>& t, int at) {
   for (int i = cb; i < ce; ++i) {
     const std::string& w = t[static_cast<size_t>(i)].lower;
     if (w == "'ll" || w == "will" || w == "'d" || w == "would") return true;
+  }
+  return false;
+}
+
+// The sentence around token `at`: [*lo, *hi).
+void SentenceOf(const std::vector<Token>& t, int at, int* lo, int* hi) {
+  *lo = at;
+  *hi = at;
+  while (*lo > 0 && !SentenceEnd(t[static_cast<size_t>(*lo - 1)])) --*lo;
+  while (*hi < static_cast<int>(t.size()) && !SentenceEnd(t[static_cast<size_t>(*hi)])) ++*hi;
+}
+
+// A routine is said by its holder ("I knit while I watch telly") or with a word of frequency
+// ("every Sunday", "three times a week"); "Our street is being dug up again" is neither.
+bool HabitualSentence(const std::vector<Token>& t, int lo, int hi) {
+  static const std::set<std::string, std::less<>> kCues = {
+      "i",       "we",      "always",   "usually",   "often",    "regularly", "normally", "typically",
+      "generally", "habitually", "daily", "weekly",  "nightly",  "monthly",   "every",    "each",
+      "routine", "routinely", "habit",  "habits",    "tend",     "tends",     "religiously", "times",
+      "whenever", "still",  "ritual",   "schedule"};
+  for (int i = lo; i < hi; ++i)
+    if (kCues.count(t[static_cast<size_t>(i)].lower)) return true;
+  return false;
+}
+
+// Whether the stance is someone else's: the nearest subject pronoun before the tail in its
+// sentence is a third person ("Then I have no doubt they'll love the icecream!"; but "They say
+// it's overrated, but I love jazz" is the speaker's).
+bool SaidOfSomeoneElse(const std::vector<Token>& t, int at) {
+  static const std::set<std::string, std::less<>> kFirst = {"i", "we"};
+  static const std::set<std::string, std::less<>> kThird = {"he", "she", "they"};
+  for (int i = at - 1; i >= 0 && !SentenceEnd(t[static_cast<size_t>(i)]); --i) {
+    const std::string& w = t[static_cast<size_t>(i)].lower;
+    if (kFirst.count(w)) return false;
+    if (kThird.count(w)) return true;
   }
   return false;
 }
@@ -79,6 +117,14 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     // (6) A conditional's antecedent ("If I ever buy a convertible, ...") and a consequent with a
     // modal ("..., I'll drive it to the coast"; "I'd get a kayak if ...") state nothing current.
     if (c.modality == Modality::kAsserted && InConditional(toks, tb)) return reject("asserted inside a conditional");
+    // (7) A habit needs its holder or a word of frequency in its sentence.
+    if (c.relation == "HAS_HABIT" && c.modality == Modality::kAsserted) {
+      int lo = 0, hi = 0;
+      SentenceOf(toks, tb, &lo, &hi);
+      if (!HabitualSentence(toks, lo, hi)) return reject("habit without a holder or a word of frequency");
+    }
+    // (8) The speaker holds no stance stated of someone else ("they'll love the icecream").
+    if (c.head_is_speaker && SaidOfSomeoneElse(toks, tb)) return reject("said of someone else");
     // (5) LIKES vs DISLIKES against an unambiguous stance that a negation reversed ("don't
     // like", "never lets me down"): normalise the relation. Unnegated stance words are left to
     // the classifier ("so tired after work, painting helps").

@@ -36,7 +36,11 @@ class Verifier {
 // OWNS asserted) is rejected, while a negation that reverses a stance word does not count
 // ("I can't get enough of jazz"); (4) head resolution: reported facts need a third-party head,
 // and a third-party head needs the reported modality; (5) LIKES/DISLIKES is normalised to the
-// stance a negation reversed ("never lets me down" -> LIKES, "don't like" -> DISLIKES).
+// stance a negation reversed ("never lets me down" -> LIKES, "don't like" -> DISLIKES); (6) nothing
+// asserted inside a conditional; (7) an asserted habit needs its holder ("I", "we") or a word of
+// frequency in its sentence ("Our street is being dug up again" is no habit); (8) a speaker's
+// fact is rejected when the nearest subject pronoun before the tail is a third person ("I have
+// no doubt they'll love the icecream").
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
