@@ -11,7 +11,8 @@
 # - combiner: IPR-synth train (seed 20261202, 600 dialogues, 1x and 8x history), the topics
 #   lifestyle_health and shop_technology (seeds 2, 4) and recall questions over the LoCoMo dev
 #   conversations (`bench compose-recall`, seed 1: "what did you tell me about ..."); the setting
-#   is chosen on IPR-synth dev, those two topics composed with seed 3 and recall seed 2.
+#   is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in docs/RESULTS.md), those two
+#   topics composed with seed 3 and recall seed 2.
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo): the same
 #   IPR-synth and PrefEval train splits' dense-first queries plus the five LoCoMo dev
 #   conversations, cross-validated one conversation out (the setting is chosen on the held-out
@@ -31,7 +32,7 @@ COMB_TOPICS=lifestyle_health,shop_technology
 mkdir -p "$WORK"
 for s in 1 8; do
   "$B" bench gen-ipr --seed 20261202 --split train --scale $s --dialogues 600 --out "$WORK/ipr_train_x$s.json"
-  "$B" bench gen-ipr --seed 20261202 --split dev --scale $s --dialogues 100 --out "$WORK/ipr_dev_x$s.json"
+  "$B" bench gen-ipr --seed 99 --split dev --scale $s --dialogues 500 --out "$WORK/ipr_dev_x$s.json"
 done
 "$B" bench gen-ipr --seed 7 --split train --scale 1 --dialogues 600 --out "$WORK/ipr_proj_x1.json"
 for kind in explicit choice; do
