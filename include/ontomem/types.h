@@ -75,8 +75,8 @@ struct SearchOptions {
   Method method = Method::kFull;
   std::string asker;      // who asks; first-person words in the query refer to them
   // Recent conversation said just before the query, oldest first. Used as query context, never
-  // stored; a stored turn whose text is the query or one of these lines is not returned (the
-  // caller holds it already; RetrieverConfig::skip_context_echoes).
+  // stored; one of the user's latest turns whose text is the query or one of these lines is not
+  // returned (the caller just said it; RetrieverConfig::skip_context_echoes).
   std::vector<std::string> context;
   // Method full: an uncertainty expansion (one more graph hop or dense probe) is skipped when
   // it would push Search past this many microseconds (0 = never expand).

@@ -114,20 +114,18 @@ std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool requi
   return idx;
 }
 
-// The best k turns whose text key is not in `skip`; with `distinct`, a line said verbatim many
-// times ("Our street is being dug up again.") is shown once, at its best turn.
+// The best k turns not in `skip`; with `distinct`, a line said verbatim many times ("Our street
+// is being dug up again.") is shown once, at its best turn.
 std::vector<int32_t> TopKFiltered(const UserMemory& user, const std::vector<float>& scores, size_t k,
-                                  bool require_positive, bool distinct, const std::unordered_set<uint64_t>& skip) {
+                                  bool require_positive, bool distinct, const std::unordered_set<int32_t>& skip) {
   if (!distinct && skip.empty()) return TopK(scores, k, require_positive);
   for (size_t window = 2 * k + 8;; window *= 2) {
     const auto order = TopK(scores, window, require_positive);
     std::vector<int32_t> out;
-    std::unordered_set<uint64_t> taken = skip;
+    std::unordered_set<uint64_t> taken;
     for (int32_t i : order) {
       if (out.size() == k) break;
-      const uint64_t key = user.text_key(static_cast<size_t>(i));
-      if (taken.count(key)) continue;
-      if (distinct) taken.insert(key);
+      if (skip.count(i) || (distinct && !taken.insert(user.text_key(static_cast<size_t>(i))).second)) continue;
       out.push_back(i);
     }
     if (out.size() == k || order.size() < window) return out;
@@ -822,10 +820,16 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     }
   }
   const bool collapse = config.collapse_duplicates && options.collapse_duplicates;
-  std::unordered_set<uint64_t> echoes;
+  // Echoes: the latest turns (as many as the context has lines, plus two for the question and
+  // a reply) that repeat the query or a context line are what the caller just said, and holds.
+  // An older turn with the same text is a memory and stays.
+  std::unordered_set<int32_t> echoes;
   if (config.skip_context_echoes) {
-    echoes.insert(TextKey(query));
-    for (const auto& c : options.context) echoes.insert(TextKey(c));
+    std::unordered_set<uint64_t> said = {TextKey(query)};
+    for (const auto& c : options.context) said.insert(TextKey(c));
+    const size_t recent = std::min(n, options.context.size() + 2);
+    for (size_t i = n - recent; i < n; ++i)
+      if (said.count(user.text_key(i))) echoes.insert(static_cast<int32_t>(i));
   }
   top = TopKFiltered(user, final_scores, k, options.method == Method::kBm25, collapse, echoes);
   // Lexical floor: the turns matching the question's own words best (its context left out:
@@ -840,7 +844,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
                         user.text_key(static_cast<size_t>(a)) == user.text_key(static_cast<size_t>(b)));
     };
     auto add = [&](int32_t i) {
-      if (echoes.count(user.text_key(static_cast<size_t>(i)))) return;
+      if (echoes.count(i)) return;
       if (merged.size() < k && std::none_of(merged.begin(), merged.end(), [&](int32_t j) { return same(i, j); }))
         merged.push_back(i);
     };

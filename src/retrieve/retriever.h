@@ -98,9 +98,10 @@ struct RetrieverConfig {
   // Every method: a text said verbatim more than once is returned once, at its best-ranked turn
   // (the copies tell the reader nothing new and cost context tokens).
   bool collapse_duplicates = true;
-  // Every method: a turn whose text is the query or one of its context lines (case and
-  // surrounding space ignored) is not returned. The caller holds those lines already; a host
-  // that stores each turn as it is said would otherwise get its last turns back first.
+  // Every method: one of the latest turns (context lines + 2) whose text is the query or one of
+  // its context lines (case and surrounding space ignored) is not returned: a host that stores
+  // each turn as it is said would otherwise get back first what it just said and holds. Older
+  // turns with the same text are memories and stay.
   bool skip_context_echoes = true;
   // When set, every method-full search replaces its contents with the candidates' features
   // (`ontomem train combiner` collects its training rows this way).
