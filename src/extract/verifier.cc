@@ -17,13 +17,19 @@ bool PositiveRelation(const std::string& r) {
 bool SentenceEnd(const Token& t) { return t.punct && (t.text == "." || t.text == "!" || t.text == "?"); }
 bool ClauseEnd(const Token& t) { return t.punct && t.text != "'" && t.text != "-"; }
 
+// The sentence around token `at`: [*lo, *hi).
+void SentenceOf(const std::vector<Token>& t, int at, int* lo, int* hi) {
+  *lo = at;
+  *hi = at;
+  while (*lo > 0 && !SentenceEnd(t[static_cast<size_t>(*lo - 1)])) --*lo;
+  while (*hi < static_cast<int>(t.size()) && !SentenceEnd(t[static_cast<size_t>(*hi)])) ++*hi;
+}
+
 // Whether token `at` is in the antecedent of an "if"/"unless" clause, or in a clause with a
 // modal ('ll, will, 'd, would) of a sentence that has one.
 bool InConditional(const std::vector<Token>& t, int at) {
-  const int n = static_cast<int>(t.size());
-  int lo = at, hi = at;
-  while (lo > 0 && !SentenceEnd(t[static_cast<size_t>(lo - 1)])) --lo;
-  while (hi < n && !SentenceEnd(t[static_cast<size_t>(hi)])) ++hi;
+  int lo = 0, hi = 0;
+  SentenceOf(t, at, &lo, &hi);
   int cond = -1;
   for (int i = lo; i < hi && cond < 0; ++i)
     if (t[static_cast<size_t>(i)].lower == "if" || t[static_cast<size_t>(i)].lower == "unless") cond = i;
@@ -42,14 +48,6 @@ bool InConditional(const std::vector<Token>& t, int at) {
     if (w == "'ll" || w == "will" || w == "'d" || w == "would") return true;
   }
   return false;
-}
-
-// The sentence around token `at`: [*lo, *hi).
-void SentenceOf(const std::vector<Token>& t, int at, int* lo, int* hi) {
-  *lo = at;
-  *hi = at;
-  while (*lo > 0 && !SentenceEnd(t[static_cast<size_t>(*lo - 1)])) --*lo;
-  while (*hi < static_cast<int>(t.size()) && !SentenceEnd(t[static_cast<size_t>(*hi)])) ++*hi;
 }
 
 // A routine is said by its holder ("I knit while I watch telly") or with a word of frequency
