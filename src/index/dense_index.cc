@@ -2,8 +2,8 @@
 
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIDMap.h>
-#include <faiss/utils/distances.h>
 
+#include <Eigen/Core>
 #include <exception>
 #include <string>
 
@@ -50,8 +50,13 @@ void DenseIndex::ScoreAll(const float* query, std::vector<float>* scores) const 
   const size_t n = size();
   scores->assign(n, 0.0f);
   if (n == 0) return;
-  // The same SIMD kernel IndexFlatIP::search uses, without the top-k heap: fusion needs all.
-  faiss::fvec_inner_products_ny(scores->data(), query, flat_->get_xb(), dim_, n);
+  // Fusion needs every score, not a top-k heap. Eigen's matrix-vector product is vectorised;
+  // Debian's FAISS build falls back to its scalar reference loop for fvec_inner_products_ny
+  // (a fifth of a search's time in a profile at 8x history).
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMajor> xb(flat_->get_xb(), static_cast<Eigen::Index>(n), dim_);
+  const Eigen::Map<const Eigen::VectorXf> q(query, dim_);
+  Eigen::Map<Eigen::VectorXf>(scores->data(), static_cast<Eigen::Index>(n)).noalias() = xb * q;
 }
 
 size_t DenseIndex::MemoryBytes() const {

@@ -323,6 +323,43 @@ std::vector<SynsetId> ConceptLifter::NounSenses(const std::string& lemma) const 
   return senses;
 }
 
+std::vector<size_t> ConceptLifter::LexnameDomains(const std::string& token) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = lexname_domains_cache_.find(token);
+    if (it != lexname_domains_cache_.end()) return it->second;
+  }
+  std::vector<size_t> out;
+  for (WordNetPos pos : {WordNetPos::kNoun, WordNetPos::kVerb}) {
+    std::vector<SynsetId> s = wordnet_->LookupSynsets(token, pos);
+    if (s.empty()) continue;
+    auto it = lexname_domains_.find(wordnet_->Lexname(s.front()));
+    if (it != lexname_domains_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (lexname_domains_cache_.size() >= 100000) lexname_domains_cache_.clear();  // bound memory
+  lexname_domains_cache_.emplace(token, out);
+  return out;
+}
+
+std::vector<float> ConceptLifter::TokenDomainSims(const std::string& token) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = token_sims_cache_.find(token);
+    if (it != token_sims_cache_.end()) return it->second;
+  }
+  std::vector<float> sims, v;
+  if (Embed(token, &v)) {
+    const size_t nd = ontology_->domains().size();
+    sims.resize(nd);
+    for (size_t d = 0; d < nd; ++d) sims[d] = Dot(v.data(), &domain_vecs_[d * static_cast<size_t>(dim_)], dim_);
+  }
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (token_sims_cache_.size() >= 100000) token_sims_cache_.clear();  // bound memory
+  token_sims_cache_.emplace(token, sims);
+  return sims;
+}
+
 ConceptLifter::SynsetInfo ConceptLifter::Info(SynsetId synset) const {
   const uint64_t key = Key(synset);
   {
@@ -501,13 +538,11 @@ std::vector<DomainHit> ConceptLifter::DetectDomains(std::string_view text,
   }
   if (embedder_ != nullptr) {
     const size_t dim = static_cast<size_t>(dim_);
-    std::vector<float> v;
     for (const std::string& tok : tokens) {
-      if (!Embed(tok, &v)) continue;
-      for (size_t d = 0; d < domains.size(); ++d) {
-        word_sim[d] = std::max(word_sim[d], Dot(v.data(), &domain_vecs_[d * dim], dim_));
-      }
+      const std::vector<float> sims = TokenDomainSims(tok);
+      for (size_t d = 0; d < sims.size(); ++d) word_sim[d] = std::max(word_sim[d], sims[d]);
     }
+    std::vector<float> v;
     if (Embed(text, &v)) {
       for (size_t d = 0; d < domains.size(); ++d) {
         sent_sim[d] = Dot(v.data(), &domain_vecs_[d * dim], dim_);
@@ -515,15 +550,8 @@ std::vector<DomainHit> ConceptLifter::DetectDomains(std::string_view text,
     }
   }
   if (wordnet_ != nullptr && !lexname_domains_.empty()) {
-    for (const std::string& tok : tokens) {
-      for (WordNetPos pos : {WordNetPos::kNoun, WordNetPos::kVerb}) {
-        std::vector<SynsetId> s = wordnet_->LookupSynsets(tok, pos);
-        if (s.empty()) continue;
-        auto it = lexname_domains_.find(wordnet_->Lexname(s.front()));
-        if (it == lexname_domains_.end()) continue;
-        for (size_t d : it->second) lex[d] += 1.0f;
-      }
-    }
+    for (const std::string& tok : tokens)
+      for (size_t d : LexnameDomains(tok)) lex[d] += 1.0f;
   }
   // Known entities ("Tokyo", "Inception", "Spotify"): unambiguous gazetteer n-grams (up to 4
   // words) vote for the domains of their type.

@@ -133,6 +133,11 @@ class ConceptLifter {
   SynsetInfo Info(SynsetId synset) const;
   // Noun senses of a tail (morphy + index lookup, cached: tails recur across a user's turns).
   std::vector<SynsetId> NounSenses(const std::string& lemma) const;
+  // Domains the WordNet lexnames of a token's first noun and first verb sense cue (one entry
+  // per cue, so a domain cued twice counts twice); cached: every query pays this per word.
+  std::vector<size_t> LexnameDomains(const std::string& token) const;
+  // The similarity of a token's word vector to each domain vector (empty: no vector); cached.
+  std::vector<float> TokenDomainSims(const std::string& token) const;
   static uint64_t Key(SynsetId s) { return (uint64_t{static_cast<unsigned char>(s.pos)} << 32) | s.offset; }
   void AddHits(std::vector<ConceptHit>* hits, size_t concept_index, float score,
                LiftSource source, std::string evidence) const;
@@ -165,6 +170,8 @@ class ConceptLifter {
   mutable std::mutex cache_mu_;
   mutable std::unordered_map<uint64_t, SynsetInfo> info_cache_;  // bounded, see Info()
   mutable std::unordered_map<std::string, std::vector<SynsetId>> senses_cache_;  // bounded
+  mutable std::unordered_map<std::string, std::vector<size_t>> lexname_domains_cache_;  // bounded
+  mutable std::unordered_map<std::string, std::vector<float>> token_sims_cache_;         // bounded
   std::vector<float> concept_vecs_;   // concepts x dim (zeros when nothing embeddable)
   std::vector<float> domain_vecs_;    // domains x dim
   std::unordered_map<std::string, std::vector<size_t>> cue_stems_;     // stem -> domains

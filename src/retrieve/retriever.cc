@@ -99,18 +99,20 @@ std::vector<float> ZNormalise(const std::vector<float>& s) {
 
 // Ordinals sorted best first by score; ties by earlier ordinal (deterministic).
 std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool require_positive) {
-  std::vector<int32_t> idx;
-  idx.reserve(scores.size());
+  // (-score, ordinal) pairs in ascending order are the ranking; sorting the pairs themselves
+  // rather than ordinals that index the scores keeps the comparisons in cache (a search sorts
+  // about a dozen views of every turn).
+  std::vector<std::pair<float, int32_t>> keyed;
+  keyed.reserve(scores.size());
   for (size_t i = 0; i < scores.size(); ++i)
-    if (!require_positive || scores[i] > 0) idx.push_back(static_cast<int32_t>(i));
-  auto better = [&](int32_t a, int32_t b) {
-    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-  };
-  k = std::min(k, idx.size());
-  // `better` is a strict total order, so selecting then sorting the best k is exact.
-  if (k < idx.size()) std::nth_element(idx.begin(), idx.begin() + static_cast<long>(k), idx.end(), better);
-  idx.resize(k);
-  std::sort(idx.begin(), idx.end(), better);
+    if (!require_positive || scores[i] > 0) keyed.emplace_back(-scores[i], static_cast<int32_t>(i));
+  k = std::min(k, keyed.size());
+  // A strict total order, so selecting then sorting the best k is exact.
+  if (k < keyed.size()) std::nth_element(keyed.begin(), keyed.begin() + static_cast<long>(k), keyed.end());
+  keyed.resize(k);
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int32_t> idx(k);
+  for (size_t r = 0; r < k; ++r) idx[r] = keyed[r].second;
   return idx;
 }
 
