@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -61,7 +62,8 @@ class CombinerTest : public ::testing::Test {
       turns.push_back(TimedTurn("D1:" + std::to_string(i + 3), "Ana", "groceries and laundry errand " + std::to_string(i), 3000 + i));
     ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
   }
-  void UsePipeline(std::shared_ptr<const learn::Mlp> combiner) {
+  void UsePipeline(std::shared_ptr<const learn::Mlp> combiner,
+                   std::function<int64_t(std::string_view)> word_rank = nullptr) {
     testing::FakeExtractorOptions eo;
     eo.tail_type = "movie";
     eo.domain = "movies_tv";
@@ -73,6 +75,7 @@ class CombinerTest : public ::testing::Test {
       return out;
     };
     ctx.combiner = std::move(combiner);
+    ctx.word_rank = std::move(word_rank);
     mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
   }
   SearchResult Search(const std::string& query, const std::string& asker, const std::vector<std::string>& context = {}) {
@@ -148,6 +151,41 @@ TEST_F(CombinerTest, LexicalFloorKeepsTheQuestionsBestMatchInTheTopK) {
   ASSERT_EQ(vague_with.hits.size(), vague_without.hits.size());
   for (size_t i = 0; i < vague_with.hits.size(); ++i)
     EXPECT_EQ(vague_with.hits[i].turn.turn.id, vague_without.hits[i].turn.turn.id) << i;
+}
+
+TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "we only have Framely at home", 5000),
+                                       TimedTurn("D2:2", "Ana", "sounds good to me", 5001)})
+                  .ok());
+  // "framely" is unknown to general English, every other word is common.
+  auto rank = [](std::string_view w) -> int64_t { return w == "framely" ? -1 : 10; };
+  auto has = [](const SearchResult& r, const std::string& id) {
+    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
+  };
+  const std::string q = "what should I watch on Framely";
+  RetrieverConfig rc;
+  rc.lexical_floor = 0;
+  rc.named_floor = 0;
+  mem_->set_retriever_config(rc);
+  UsePipeline(Prefers("graph_has"), rank);
+  auto without = Search(q, "Ana");
+  ASSERT_EQ(without.hits.size(), 5u);
+  EXPECT_EQ(without.hits[0].turn.turn.id, "D1:1");
+  ASSERT_FALSE(has(without, "D2:1"));  // buried by a combiner that only trusts edges
+  rc.named_floor = 2;
+  mem_->set_retriever_config(rc);
+  auto with = Search(q, "Ana");
+  ASSERT_EQ(with.hits.size(), 5u);
+  EXPECT_EQ(with.hits[0].turn.turn.id, "D1:1");  // the combiner's pick stays first
+  EXPECT_TRUE(has(with, "D2:1"));
+  EXPECT_FALSE(has(with, "D2:2"));  // has the word only through the turn before it
+  // A word general English knows reserves nothing, nor one said in more turns than the cap.
+  UsePipeline(Prefers("graph_has"), [](std::string_view) -> int64_t { return 10; });
+  EXPECT_FALSE(has(Search(q, "Ana"), "D2:1"));
+  UsePipeline(Prefers("graph_has"), rank);
+  rc.named_floor_max_turns = 0;
+  mem_->set_retriever_config(rc);
+  EXPECT_FALSE(has(Search(q, "Ana"), "D2:1"));
 }
 
 TEST_F(CombinerTest, LeavesSearchesWithoutGraphCandidatesToTheUnifiedScore) {

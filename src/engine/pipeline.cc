@@ -135,6 +135,7 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
     };
   }
   fp.domain_classifier = classifier;
+  if (sif) fp.graph_context.word_rank = [lex = sif->shared_lexicon()](std::string_view w) { return lex->Find(w); };
   fp.graph_context.domain_cues = [onto = fp.ontology](const std::string& domain) {
     for (const Domain& d : onto->domains())
       if (d.id == domain) return d.cues;

@@ -64,6 +64,14 @@ std::vector<std::pair<int32_t, float>> Bm25Index::Search(const WeightedTerms& qu
   return hits;
 }
 
+std::vector<int32_t> Bm25Index::DocsWith(const std::string& term, float min_tf) const {
+  std::vector<int32_t> out;
+  if (auto it = postings_.find(term); it != postings_.end())
+    for (const Posting& p : it->second)
+      if (p.tf >= min_tf) out.push_back(p.doc);
+  return out;
+}
+
 size_t Bm25Index::MemoryBytes() const {
   return doc_len_.capacity() * sizeof(float) + sizeof(*this) + postings_bytes_;
 }

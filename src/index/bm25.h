@@ -34,6 +34,9 @@ class Bm25Index {
   // Scores of the given documents (0 where no query term occurs).
   void ScoreAll(const WeightedTerms& query, std::vector<float>* scores) const;
 
+  // Documents whose term frequency of `term` is at least `min_tf`, in ordinal order.
+  std::vector<int32_t> DocsWith(const std::string& term, float min_tf) const;
+
   size_t size() const { return doc_len_.size(); }
   size_t MemoryBytes() const;
 

@@ -457,6 +457,27 @@ struct CombinerInputs {
   int64_t graph_candidates;
 };
 
+// The named floor's turns (RetrieverConfig::named_floor): those saying a word of the question
+// that general English hardly knows and few turns say, best bare lexical match first.
+std::vector<int32_t> NamedTurns(const UserMemory& user, std::string_view query, const RetrieverConfig& config,
+                                const GraphContext& ctx, const std::vector<float>& lexical_bare) {
+  std::vector<int32_t> out;
+  if (config.named_floor == 0 || !ctx.word_rank) return out;
+  for (const std::string& w : text::Tokenize(query)) {
+    if (text::IsStopWord(w)) continue;
+    const int64_t rank = ctx.word_rank(w);
+    if (rank >= 0 && rank < config.named_floor_rank) continue;
+    // Said in the turn itself (term frequency 1 or more), not only in the turn before it.
+    const auto docs = user.bm25().DocsWith(text::Stem(w), 1.0f);
+    if (docs.empty() || docs.size() > config.named_floor_max_turns) continue;
+    for (int32_t d : docs)
+      if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](int32_t a, int32_t b) { return lexical_bare[a] > lexical_bare[b]; });
+  if (out.size() > config.named_floor) out.resize(config.named_floor);
+  return out;
+}
+
 // The combiner's candidates: the union of each view's best `combiner_candidates` turns, with
 // their features (the layout of kCombinerFeatureNames). A view's rank feature is k / (k + rank)
 // inside its best turns and 0 beyond; z-scores are clipped and scaled to about [-1, 2].
@@ -589,7 +610,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
                                 const RetrieverConfig& config, const GraphContext* graph_ctx) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const GraphContext ctx = graph_ctx ? *graph_ctx : GraphContext{};
+  static const GraphContext kNoGraph;
+  const GraphContext& ctx = graph_ctx ? *graph_ctx : kNoGraph;
   SearchResult result;
   result.method = MethodName(options.method);
   const size_t n = user.size();
@@ -810,7 +832,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           const auto p = CombinerScores(*combiner, rows);
           for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
           result.route += "+combiner";
-          floor_top = TopK(lexical_bare, static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k))), true);
+          floor_top = NamedTurns(user, query, config, ctx, lexical_bare);
+          for (int32_t i : TopK(lexical_bare, static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k))), true))
+            if (std::find(floor_top.begin(), floor_top.end(), i) == floor_top.end()) floor_top.push_back(i);
         }
         if (config.candidate_log) {
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});

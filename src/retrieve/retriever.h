@@ -93,6 +93,14 @@ struct RetrieverConfig {
   // to fusion's level without costing its implicit ones (docs/combiner.md, docs/RESULTS.md);
   // recall-heavy workloads ("what did you recommend to me?") want 0.3.
   float lexical_floor = 0.1f;
+  // Named floor: a word of the question that general English hardly knows (absent from the
+  // word-vector lexicon or rarer than rank `named_floor_rank`: "Framely", "timeboxing") and
+  // that at most `named_floor_max_turns` of the user's turns say is a name for something in
+  // the user's life; those turns take up to `named_floor` of the last slots as the lexical
+  // floor's do. 0 = off; needs GraphContext::word_rank.
+  size_t named_floor = 2;
+  int64_t named_floor_rank = 50000;
+  size_t named_floor_max_turns = 3;
   // Method dense with the learned query projection (a measurement: `dense@project=1`).
   bool project_dense = false;
   // Every method: a text said verbatim more than once is returned once, at its best-ranked turn
@@ -133,6 +141,9 @@ struct GraphContext {
   std::shared_ptr<const learn::Mlp> combiner, dense_combiner;
   // The learned dense-query projection (retrieve/combiner.h); null: none.
   std::shared_ptr<const learn::Mlp> dense_projection;
+  // Frequency rank of a lower-case word in general English (0 = most frequent, -1 = unknown):
+  // the named floor. Null: no named floor.
+  std::function<int64_t(std::string_view word)> word_rank;
 };
 
 StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder,
