@@ -1,5 +1,6 @@
 // A scripted stand-in for the trained extractor in engine tests: "I love X" -> speaker LIKES X
-// and, if asked, "I hate X" -> DISLIKES X, where X is the rest of the turn. Deterministic and
+// and, if asked, "I hate X" -> DISLIKES X and "I live with my X" -> HAS_RELATIVE X, where X is
+// the rest of the turn. Deterministic and
 // free of models, so the tests check the engine and not extraction quality.
 #pragma once
 
@@ -16,6 +17,7 @@ struct FakeExtractorOptions {
   std::string domain;               // Assertion::domain
   float confidence = 0.9f;
   bool dislikes = false;            // also read "I hate X"
+  bool relatives = false;           // also read "I live with my X"
   // Turns containing this word get confidence 0.3 (under the graph threshold); "" = none.
   std::string low_confidence_word;
 };
@@ -26,9 +28,11 @@ class FakeExtractor : public FactExtractor {
 
   std::vector<Assertion> Extract(const Turn& turn, int64_t) const override {
     std::vector<Assertion> out;
-    const std::pair<const char*, const char*> cues[] = {{"I love ", "LIKES"}, {"I hate ", "DISLIKES"}};
+    const std::pair<const char*, const char*> cues[] = {
+        {"I love ", "LIKES"}, {"I hate ", "DISLIKES"}, {"I live with my ", "HAS_RELATIVE"}};
     for (const auto& [cue, rel] : cues) {
       if (std::string(rel) == "DISLIKES" && !o_.dislikes) continue;
+      if (std::string(rel) == "HAS_RELATIVE" && !o_.relatives) continue;
       const auto pos = turn.text.find(cue);
       if (pos == std::string::npos) continue;
       Assertion a;

@@ -292,6 +292,46 @@ TEST_F(RetrievalMethodsTest, WhatTheCallerJustSaidIsNotReturnedButOlderCopiesAre
   }
 }
 
+TEST_F(RetrievalMethodsTest, TheAskersHouseholdGovernsRequestsThatInvolveOthers) {
+  testing::FakeExtractorOptions o;
+  o.tail_type = "movie";
+  o.domain = "movies_tv";
+  o.confidence = 0.95f;
+  o.relatives = true;
+  GraphContext ctx;
+  ctx.detect_domains = [](std::string_view query, const std::vector<std::string>&) {
+    std::vector<std::pair<std::string, float>> out;
+    if (query.find("watch") != std::string_view::npos) out.emplace_back("movies_tv", 1.0f);
+    return out;
+  };
+  mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(o), GraphPolicy{}, ctx);
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "I live with my partner who hates subtitles", 9000)}).ok());
+  SearchOptions so;
+  so.k = 50;
+  so.method = Method::kFull;
+  so.asker = "Ana";
+  auto path_of = [&](const SearchResult& r, const std::string& id) {
+    for (const Hit& h : r.hits)
+      if (h.turn.turn.id == id) return h.path;
+    return std::string("(not returned)");
+  };
+  // Only the asker: her partner's turn is no graph candidate.
+  EXPECT_EQ(path_of(Search("what should I watch tonight", so), "D2:1"), "");
+  // With others, in the request or the conversation before it: it is.
+  const std::string rel = "person:ana -HAS_RELATIVE-> entity:partner who hates subtitles";
+  EXPECT_EQ(path_of(Search("what should we watch tonight", so), "D2:1"), rel);
+  so.context = {"Everyone is coming over later."};
+  EXPECT_EQ(path_of(Search("what should I watch tonight", so), "D2:1"), rel);
+  RetrieverConfig rc;
+  rc.group_from_context = false;
+  mem_->set_retriever_config(rc);
+  EXPECT_EQ(path_of(Search("what should I watch tonight", so), "D2:1"), "");
+  rc.graph_group_relations.clear();
+  mem_->set_retriever_config(rc);
+  so.context.clear();
+  EXPECT_EQ(path_of(Search("what should we watch tonight", so), "D2:1"), "");
+}
+
 TEST(RetrievalProfile, DecaysCapsAndStaysSmall) {
   ProfileConfig c;
   c.max_turns = 100;

@@ -25,6 +25,17 @@ bool MentionsFirstPerson(std::string_view query) {
   return false;
 }
 
+// A request for more than the asker ("what do we watch tonight?", "something the whole family
+// can eat"): then the people the asker lives and goes out with govern it too.
+bool InvolvesOthers(std::string_view text) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "we",    "us",     "our",    "ours",   "ourselves", "everyone", "everybody", "together", "group",
+      "family", "crew",  "guests", "household", "kids", "children", "friends",  "both",     "all"};
+  for (const auto& t : text::Tokenize(text))
+    if (kWords.count(t)) return true;
+  return false;
+}
+
 // The question's own content words, weight 1 (no context, no asker).
 WeightedTerms QuestionTerms(std::string_view query) {
   WeightedTerms q;
@@ -189,13 +200,18 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
         lo = std::min(lo, dense[ord]);
         hi = std::max(hi, dense[ord]);
       }
+  bool with_others = InvolvesOthers(query);
+  if (config.group_from_context)
+    for (const auto& c : options.context) with_others = with_others || InvolvesOthers(c);
   size_t proposed = 0;
   for (const GraphEdge* e : edges) {
     if (e->promoted && !config.use_promoted) continue;
     if (e->relation == "INSTANCE_OF" || e->relation == "ALIAS_OF") continue;
     if (e->weight < config.graph_min_weight) continue;
     // Requests are governed by preferences and constraints, not by who the user's cousin is.
-    if (!config.graph_relations.empty() && !e->promoted && !config.graph_relations.count(e->relation)) continue;
+    if (!config.graph_relations.empty() && !e->promoted && !config.graph_relations.count(e->relation) &&
+        !(with_others && config.graph_group_relations.count(e->relation)))
+      continue;
     auto it = want.find(e->domain);
     const float dm = it != want.end() ? it->second : e->domain.empty() ? config.graph_unknown_domain : 0.0f;
     if (dm <= 0 && config.graph_domain_share >= 1.0f) continue;

@@ -66,6 +66,13 @@ struct RetrieverConfig {
   // Assertion relations the graph view follows (empty = all).
   std::set<std::string> graph_relations = {"LIKES", "DISLIKES", "ALLERGIC_TO", "FOLLOWS_DIET",
                                            "AVOIDS", "HAS_HABIT", "USES"};
+  // Followed as well when the request, or with group_from_context a line of its context,
+  // involves others ("we", "everyone", "the kids"): then the people the asker lives with govern
+  // it ("my partner is hard of hearing"). IPR dev-B implicit 0.8621 -> 0.8706 (1x), 0.7087 ->
+  // 0.7172 (8x); following them for every request cost the hand-written requests (a sister's
+  // turn ranked second for "how do I get to Vienna"; docs/RESULTS.md, session 9).
+  std::set<std::string> graph_group_relations = {"HAS_RELATIVE"};
+  bool group_from_context = true;
   // A query whose best lexical z-score reaches this is routed dense-first (0 = never).
   float lexical_route_z = 0.0f;
 
