@@ -100,7 +100,10 @@ struct Hit {
   int dense_rank = 0;      // 1-based rank in the dense view, 0 if not retrieved there
   int bm25_rank = 0;       // 1-based rank in the lexical view, 0 if not retrieved there
   double graph_score = 0;  // graph view (method full): edge weight x query-domain match
-  std::string path;        // method full: the edge that brought the turn ("ana -LIKES-> titanic")
+  // Method full: the edge that brought the turn ("ana -LIKES-> titanic"), or the floor that
+  // reserved it ("floor: names 'framely'", "floor: the question's own words"); "" = ranked by
+  // the dense and lexical views.
+  std::string path;
   double profile_score = 0;  // method full: s_profile in [-1, 1], from the user's feedback
 };
 

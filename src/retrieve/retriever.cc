@@ -474,10 +474,12 @@ struct CombinerInputs {
 };
 
 // The named floor's turns (RetrieverConfig::named_floor): those saying a word of the question
-// that general English hardly knows and few turns say, best bare lexical match first.
-std::vector<int32_t> NamedTurns(const UserMemory& user, std::string_view query, const RetrieverConfig& config,
-                                const GraphContext& ctx, const std::vector<float>& lexical_bare) {
-  std::vector<int32_t> out;
+// that general English hardly knows and few turns say, best bare lexical match first, each
+// with the word.
+std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, std::string_view query,
+                                                        const RetrieverConfig& config, const GraphContext& ctx,
+                                                        const std::vector<float>& lexical_bare) {
+  std::vector<std::pair<int32_t, std::string>> out;
   if (config.named_floor == 0 || !ctx.word_rank) return out;
   for (const std::string& w : text::Tokenize(query)) {
     if (text::IsStopWord(w)) continue;
@@ -487,9 +489,10 @@ std::vector<int32_t> NamedTurns(const UserMemory& user, std::string_view query, 
     const auto docs = user.bm25().DocsWith(text::Stem(w), 1.0f);
     if (docs.empty() || docs.size() > config.named_floor_max_turns) continue;
     for (int32_t d : docs)
-      if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+      if (std::none_of(out.begin(), out.end(), [&](const auto& o) { return o.first == d; })) out.emplace_back(d, w);
   }
-  std::stable_sort(out.begin(), out.end(), [&](int32_t a, int32_t b) { return lexical_bare[a] > lexical_bare[b]; });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const auto& a, const auto& b) { return lexical_bare[a.first] > lexical_bare[b.first]; });
   if (out.size() > config.named_floor) out.resize(config.named_floor);
   return out;
 }
@@ -670,6 +673,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   };
 
   std::vector<int32_t> top, floor_top;  // floor_top: the question's best lexical matches, when a combiner ranked
+  std::unordered_map<int32_t, std::string> floor_why;  // what reserved a floor turn (its hit's path)
   std::vector<float> final_scores, graph_scores, profile_scores;
   std::vector<std::string> paths;
   switch (options.method) {
@@ -848,9 +852,12 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           const auto p = CombinerScores(*combiner, rows);
           for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
           result.route += "+combiner";
-          floor_top = NamedTurns(user, query, config, ctx, lexical_bare);
+          for (auto& [i, word] : NamedTurns(user, query, config, ctx, lexical_bare)) {
+            floor_top.push_back(i);
+            floor_why[i] = "floor: names '" + word + "'";
+          }
           for (int32_t i : TopK(lexical_bare, static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k))), true))
-            if (std::find(floor_top.begin(), floor_top.end(), i) == floor_top.end()) floor_top.push_back(i);
+            if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
         }
         if (config.candidate_log) {
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
@@ -879,6 +886,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   // of the top k unless the combiner already ranked them there, so a combiner trained on one
   // kind of question cannot bury what the question names (docs/combiner.md). A question that
   // shares no word with the history reserves nothing.
+  std::unordered_set<int32_t> floor_entered;  // floor turns the combiner had not ranked in the top k
   if (!floor_top.empty() && top.size() == k) {
     std::vector<int32_t> merged(top.begin(), top.begin() + static_cast<long>(k - std::min(k, floor_top.size())));
     auto same = [&](int32_t a, int32_t b) {
@@ -890,7 +898,10 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       if (merged.size() < k && std::none_of(merged.begin(), merged.end(), [&](int32_t j) { return same(i, j); }))
         merged.push_back(i);
     };
+    const size_t own = merged.size();
     for (int32_t i : floor_top) add(i);
+    for (size_t r = own; r < merged.size(); ++r)
+      if (std::find(top.begin(), top.end(), merged[r]) == top.end()) floor_entered.insert(merged[r]);
     for (int32_t i : top) add(i);
     // Keep the combiner's order among the chosen turns.
     std::stable_sort(merged.begin(), merged.end(), [&](int32_t a, int32_t b) { return final_scores[a] > final_scores[b]; });
@@ -914,6 +925,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       h.graph_score = graph_scores[i];
       h.path = paths[i];
     }
+    // A turn a floor put in the top k says so when no edge explains it.
+    if (auto it = floor_why.find(i); h.path.empty() && it != floor_why.end() && floor_entered.count(i)) h.path = it->second;
     if (!profile_scores.empty()) h.profile_score = profile_scores[i];
     result.context_tokens += static_cast<int64_t>(text::CountWhitespaceTokens(h.turn.turn.text));
     result.hits.push_back(std::move(h));
