@@ -310,77 +310,70 @@ void ConceptLifter::KeepBestPerInventory(std::vector<ConceptHit>* hits) {
   });
 }
 
-std::vector<SynsetId> ConceptLifter::NounSenses(const std::string& lemma) const {
+namespace {
+
+// A bounded memo under `mu`: `compute` runs outside the lock (two threads may both compute a
+// missing key; the values are equal). A full cache is dropped and refills on demand.
+template <typename Map, typename Compute>
+typename Map::mapped_type Memo(std::mutex& mu, Map& cache, const typename Map::key_type& key, size_t cap,
+                               Compute compute) {
   {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto it = senses_cache_.find(lemma);
-    if (it != senses_cache_.end()) return it->second;
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  std::vector<SynsetId> senses = wordnet_->LookupSynsets(lemma, WordNetPos::kNoun);
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  if (senses_cache_.size() >= 100000) senses_cache_.clear();  // bound memory; refills on demand
-  senses_cache_.emplace(lemma, senses);
-  return senses;
+  typename Map::mapped_type value = compute();
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= cap) cache.clear();
+  cache.emplace(key, value);
+  return value;
+}
+
+}  // namespace
+
+std::vector<SynsetId> ConceptLifter::NounSenses(const std::string& lemma) const {
+  return Memo(cache_mu_, senses_cache_, lemma, 100000,
+              [&] { return wordnet_->LookupSynsets(lemma, WordNetPos::kNoun); });
 }
 
 std::vector<size_t> ConceptLifter::LexnameDomains(const std::string& token) const {
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto it = lexname_domains_cache_.find(token);
-    if (it != lexname_domains_cache_.end()) return it->second;
-  }
-  std::vector<size_t> out;
-  for (WordNetPos pos : {WordNetPos::kNoun, WordNetPos::kVerb}) {
-    std::vector<SynsetId> s = wordnet_->LookupSynsets(token, pos);
-    if (s.empty()) continue;
-    auto it = lexname_domains_.find(wordnet_->Lexname(s.front()));
-    if (it != lexname_domains_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
-  }
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  if (lexname_domains_cache_.size() >= 100000) lexname_domains_cache_.clear();  // bound memory
-  lexname_domains_cache_.emplace(token, out);
-  return out;
+  return Memo(cache_mu_, lexname_domains_cache_, token, 100000, [&] {
+    std::vector<size_t> out;
+    for (WordNetPos pos : {WordNetPos::kNoun, WordNetPos::kVerb}) {
+      std::vector<SynsetId> s = wordnet_->LookupSynsets(token, pos);
+      if (s.empty()) continue;
+      auto it = lexname_domains_.find(wordnet_->Lexname(s.front()));
+      if (it != lexname_domains_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+    return out;
+  });
 }
 
 std::vector<float> ConceptLifter::TokenDomainSims(const std::string& token) const {
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto it = token_sims_cache_.find(token);
-    if (it != token_sims_cache_.end()) return it->second;
-  }
-  std::vector<float> sims, v;
-  if (Embed(token, &v)) {
-    const size_t nd = ontology_->domains().size();
-    sims.resize(nd);
-    for (size_t d = 0; d < nd; ++d) sims[d] = Dot(v.data(), &domain_vecs_[d * static_cast<size_t>(dim_)], dim_);
-  }
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  if (token_sims_cache_.size() >= 100000) token_sims_cache_.clear();  // bound memory
-  token_sims_cache_.emplace(token, sims);
-  return sims;
+  return Memo(cache_mu_, token_sims_cache_, token, 100000, [&] {
+    std::vector<float> sims, v;
+    if (Embed(token, &v)) {
+      const size_t nd = ontology_->domains().size();
+      sims.resize(nd);
+      for (size_t d = 0; d < nd; ++d) sims[d] = Dot(v.data(), &domain_vecs_[d * static_cast<size_t>(dim_)], dim_);
+    }
+    return sims;
+  });
 }
 
 ConceptLifter::SynsetInfo ConceptLifter::Info(SynsetId synset) const {
-  const uint64_t key = Key(synset);
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto it = info_cache_.find(key);
-    if (it != info_cache_.end()) return it->second;
-  }
-  SynsetInfo info;
-  for (const WordNet::Pointer& p : wordnet_->Pointers(synset)) {
-    if (p.symbol == "@" || p.symbol == "@i") {
-      info.hypernyms.push_back(p.target);
-    } else if (p.symbol == ";r") {
-      info.regions.push_back(p.target);
-    } else if (p.symbol == ";c") {
-      info.topics.push_back(p.target);
+  return Memo(cache_mu_, info_cache_, Key(synset), 200000, [&] {
+    SynsetInfo info;
+    for (const WordNet::Pointer& p : wordnet_->Pointers(synset)) {
+      if (p.symbol == "@" || p.symbol == "@i") {
+        info.hypernyms.push_back(p.target);
+      } else if (p.symbol == ";r") {
+        info.regions.push_back(p.target);
+      } else if (p.symbol == ";c") {
+        info.topics.push_back(p.target);
+      }
     }
-  }
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  if (info_cache_.size() >= 200000) info_cache_.clear();  // bound memory; refills on demand
-  info_cache_.emplace(key, info);
-  return info;
+    return info;
+  });
 }
 
 LiftResult ConceptLifter::Lift(std::string_view tail, std::string_view context,
