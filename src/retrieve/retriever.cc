@@ -29,8 +29,8 @@ bool MentionsFirstPerson(std::string_view query) {
 // can eat"): then the people the asker lives and goes out with govern it too.
 bool InvolvesOthers(std::string_view text) {
   static const std::unordered_set<std::string_view> kWords = {
-      "we",    "us",     "our",    "ours",   "ourselves", "everyone", "everybody", "together", "group",
-      "family", "crew",  "guests", "household", "kids", "children", "friends",  "both",     "all"};
+      "we",    "us",        "our",    "ours",     "ourselves", "everyone", "everybody", "together",
+      "group", "family",    "crew",   "guests",   "household", "kids",     "children",  "friends"};
   for (const auto& t : text::Tokenize(text))
     if (kWords.count(t)) return true;
   return false;
