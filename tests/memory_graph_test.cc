@@ -1,5 +1,6 @@
 #include "graph/memory_graph.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace ontomem {
@@ -65,11 +66,11 @@ TEST(MemoryGraph, ProvenanceIsSharedByCopiesAndBounded) {
   // Restated more often than the bound: the latest kMaxIds turns are kept, oldest first.
   const int n = static_cast<int>(IdList::kMaxIds) + 44;
   for (int i = 2; i <= n; ++i)
-    g.Apply(A("LIKES", "saw", i * kDay, "D" + std::to_string(i) + ":1"), "s" + std::to_string(i), "Saw!", p, &dirty);
+    g.Apply(A("LIKES", "saw", i * kDay, fmt::format("D{}:1", i)), fmt::format("s{}", i), "Saw!", p, &dirty);
   const GraphEdge* e = Edge(g, "person:ana", "LIKES", "entity:saw");
   ASSERT_EQ(e->source_turns.size(), IdList::kMaxIds);
-  EXPECT_EQ(e->source_turns[0], "D" + std::to_string(n - static_cast<int>(IdList::kMaxIds) + 1) + ":1");
-  EXPECT_EQ(e->source_turns.back(), "D" + std::to_string(n) + ":1");
+  EXPECT_EQ(e->source_turns[0], fmt::format("D{}:1", n - static_cast<int>(IdList::kMaxIds) + 1));
+  EXPECT_EQ(e->source_turns.back(), fmt::format("D{}:1", n));
   EXPECT_EQ(e->assertion_keys.size(), IdList::kMaxIds);
   EXPECT_EQ(e->valid_from, kDay);  // when it began survives the bound
 }

@@ -138,8 +138,12 @@ TEST_F(CombinerTest, LexicalFloorKeepsTheQuestionsBestMatchInTheTopK) {
   EXPECT_FALSE(has(without, "D1:10"));  // buried by a combiner that only trusts edges
   EXPECT_TRUE(has(with, "D1:10"));      // "groceries and laundry errand 7": the question's own match
   for (const Hit& h : with.hits) {
-    if (h.turn.turn.id == "D1:10") EXPECT_EQ(h.path, "floor: the question's own words");
-    if (h.turn.turn.id == "D1:1") EXPECT_NE(h.path.find("LIKES"), std::string::npos);  // its edge, not a floor
+    if (h.turn.turn.id == "D1:10") {
+      EXPECT_EQ(h.path, "floor: the question's own words");
+    }
+    if (h.turn.turn.id == "D1:1") {
+      EXPECT_NE(h.path.find("LIKES"), std::string::npos);  // its edge, not a floor
+    }
   }
   // The first four are the combiner's own order either way.
   for (size_t i = 0; i < 4; ++i)
@@ -182,8 +186,11 @@ TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {
   ASSERT_EQ(with.hits.size(), 5u);
   EXPECT_EQ(with.hits[0].turn.turn.id, "D1:1");  // the combiner's pick stays first
   EXPECT_TRUE(has(with, "D2:1"));
-  for (const Hit& h : with.hits)  // the explanation: what put it there
-    if (h.turn.turn.id == "D2:1") EXPECT_EQ(h.path, "floor: names 'framely'");
+  for (const Hit& h : with.hits) {  // the explanation: what put it there
+    if (h.turn.turn.id == "D2:1") {
+      EXPECT_EQ(h.path, "floor: names 'framely'");
+    }
+  }
   EXPECT_FALSE(has(with, "D2:2"));  // has the word only through the turn before it
   // A word general English knows reserves nothing, nor one said in more turns than the cap.
   UsePipeline(Prefers("graph_has"), [](std::string_view) -> int64_t { return 10; });

@@ -1,5 +1,6 @@
 // The baselines beside `full` (rewrite, ppr) and full's uncertainty handling, on a real
 // SQLite-backed Memory with a fake extractor and embedder.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -36,7 +37,7 @@ class RetrievalMethodsTest : public ::testing::Test {
                                TimedTurn("D1:2", "Bo", "I love jaws", 2000),
                                TimedTurn("D1:3", "Ana", "the film festival downtown was great", 3000)};
     for (int i = 0; i < 40; ++i)
-      turns.push_back(TimedTurn("D1:" + std::to_string(i + 4), "Ana", "groceries and laundry errand " + std::to_string(i), 4000 + i));
+      turns.push_back(TimedTurn(fmt::format("D1:{}", i + 4), "Ana", fmt::format("groceries and laundry errand {}", i), 4000 + i));
     ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
   }
   void SetPipeline() {
@@ -199,7 +200,7 @@ TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {
   const UserKey bo{"acme", "bo"};
   std::vector<Turn> turns;
   for (int i = 0; i < 30; ++i)  // one turn a day for 30 days, the same words each time (but the day)
-    turns.push_back(TimedTurn("D" + std::to_string(i), "Bo", "we talked about the garden plan, day " + std::to_string(i),
+    turns.push_back(TimedTurn(fmt::format("D{}", i), "Bo", fmt::format("we talked about the garden plan, day {}", i),
                               kNow - (30 - i) * kDay));
   ASSERT_TRUE(mem_->IngestBatch(bo, turns).ok());
   SearchOptions so;
@@ -345,8 +346,8 @@ TEST(RetrievalProfile, DecaysCapsAndStaysSmall) {
   EXPECT_GT(fresh, 0);
   for (int i = 0; i < 500; ++i) {
     Feedback f;
-    f.used = {"t" + std::to_string(i)};
-    f.wrong = {"w" + std::to_string(i)};
+    f.used = {fmt::format("t{}", i)};  // (a "t" + string chain draws GCC 12's false -Wrestrict)
+    f.wrong = {fmt::format("w{}", i)};
     p.Record(f, [](const std::string& id) { return std::vector<std::string>{id[0] == 't' ? "LIKES" : "USES"}; });
   }
   EXPECT_EQ(p.records(), 501u);
