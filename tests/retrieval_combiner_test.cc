@@ -192,6 +192,16 @@ TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {
     }
   }
   EXPECT_FALSE(has(with, "D2:2"));  // has the word only through the turn before it
+  {  // A top 1 stays the combiner's: the floor takes at most half of the top k.
+    SearchOptions one;
+    one.k = 1;
+    one.method = Method::kFull;
+    one.asker = "Ana";
+    auto r = mem_->Search(ana_, q, one);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->hits.size(), 1u);
+    EXPECT_EQ(r->hits[0].turn.turn.id, "D1:1");
+  }
   // A word general English knows reserves nothing, nor one said in more turns than the cap.
   UsePipeline(Prefers("graph_has"), [](std::string_view) -> int64_t { return 10; });
   EXPECT_FALSE(has(Search(q, "Ana"), "D2:1"));

@@ -474,14 +474,14 @@ struct CombinerInputs {
   int64_t graph_candidates;
 };
 
-// The named floor's turns (RetrieverConfig::named_floor): those saying a word of the question
-// that general English hardly knows and few turns say, best bare lexical match first, each
-// with the word.
+// The named floor's turns (RetrieverConfig::named_floor): up to `slots` of those saying a word
+// of the question that general English hardly knows and few turns say, best bare lexical match
+// first, each with the word.
 std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, std::string_view query,
                                                         const RetrieverConfig& config, const GraphContext& ctx,
-                                                        const std::vector<float>& lexical_bare) {
+                                                        const std::vector<float>& lexical_bare, size_t slots) {
   std::vector<std::pair<int32_t, std::string>> out;
-  if (config.named_floor == 0 || !ctx.word_rank) return out;
+  if (slots == 0 || !ctx.word_rank) return out;
   for (const std::string& w : text::Tokenize(query)) {
     if (text::IsStopWord(w)) continue;
     const int64_t rank = ctx.word_rank(w);
@@ -494,7 +494,7 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
   }
   std::stable_sort(out.begin(), out.end(),
                    [&](const auto& a, const auto& b) { return lexical_bare[a.first] > lexical_bare[b.first]; });
-  if (out.size() > config.named_floor) out.resize(config.named_floor);
+  if (out.size() > slots) out.resize(slots);
   return out;
 }
 
@@ -516,7 +516,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
   // Feature `f` of every turn among the view's best: calibrated rank, tied scores sharing one.
   auto view = [&](const std::vector<float>& s, bool positive_only, size_t f,
                   const std::vector<int32_t>* sorted = nullptr) {
-    // (A full order's first c are TopK(s, c): `better` is a strict total order.)
+    // (A full order's first c are TopK(s, c): TopK's order is strict and total.)
     const auto order = sorted ? std::vector<int32_t>(sorted->begin(), sorted->begin() + static_cast<long>(
                                                                            std::min(c, sorted->size())))
                               : TopK(s, c, positive_only);
@@ -867,7 +867,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           const auto p = CombinerScores(*combiner, rows);
           for (size_t r = 0; r < rows.size(); ++r) final_scores[rows[r].first] = p[r];
           result.route += "+combiner";
-          for (auto& [i, word] : NamedTurns(user, query, config, ctx, lexical_bare)) {
+          // At most half of a small top k (none of a top 1): the combiner's best stays first.
+          for (auto& [i, word] : NamedTurns(user, query, config, ctx, lexical_bare, std::min(config.named_floor, k / 2))) {
             floor_top.push_back(i);
             floor_why[i] = "floor: names '" + word + "'";
           }

@@ -104,7 +104,7 @@ struct RetrieverConfig {
   // word-vector lexicon or rarer than rank `named_floor_rank`: "Framely", "timeboxing") and
   // that at most `named_floor_max_turns` of the user's turns say is a name for something in
   // the user's life; those turns take up to `named_floor` of the last slots as the lexical
-  // floor's do. 0 = off; needs GraphContext::word_rank.
+  // floor's do, never more than half of the top k. 0 = off; needs GraphContext::word_rank.
   size_t named_floor = 2;
   int64_t named_floor_rank = 50000;
   size_t named_floor_max_turns = 3;
