@@ -15,12 +15,14 @@
 namespace ontomem {
 namespace {
 
-// "<Name>: I love X" style turns: "I love X" -> speaker LIKES X.
-std::shared_ptr<FactExtractor> LoveExtractor() {
+// "<Name>: I love X" style turns: "I love X" -> speaker LIKES X; with `relatives`, also
+// "I live with my X" -> HAS_RELATIVE X.
+std::shared_ptr<FactExtractor> LoveExtractor(bool relatives = false) {
   testing::FakeExtractorOptions o;
   o.tail_type = "movie";
   o.domain = "movies_tv";
   o.confidence = 0.95f;
+  o.relatives = relatives;
   return std::make_shared<testing::FakeExtractor>(o);
 }
 
@@ -40,7 +42,7 @@ class RetrievalMethodsTest : public ::testing::Test {
       turns.push_back(TimedTurn(fmt::format("D1:{}", i + 4), "Ana", fmt::format("groceries and laundry errand {}", i), 4000 + i));
     ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
   }
-  void SetPipeline() {
+  void SetPipeline(bool relatives = false) {
     GraphContext ctx;
     ctx.detect_domains = [](std::string_view query, const std::vector<std::string>& context) {
       std::string text(query);
@@ -52,7 +54,7 @@ class RetrievalMethodsTest : public ::testing::Test {
     ctx.domain_cues = [](const std::string& domain) {
       return domain == "movies_tv" ? std::vector<std::string>{"film", "cinema"} : std::vector<std::string>{};
     };
-    mem_->set_fact_pipeline(LoveExtractor(), GraphPolicy{}, ctx);
+    mem_->set_fact_pipeline(LoveExtractor(relatives), GraphPolicy{}, ctx);
   }
   void TearDown() override {
     mem_.reset();
@@ -294,18 +296,7 @@ TEST_F(RetrievalMethodsTest, WhatTheCallerJustSaidIsNotReturnedButOlderCopiesAre
 }
 
 TEST_F(RetrievalMethodsTest, TheAskersHouseholdGovernsRequestsThatInvolveOthers) {
-  testing::FakeExtractorOptions o;
-  o.tail_type = "movie";
-  o.domain = "movies_tv";
-  o.confidence = 0.95f;
-  o.relatives = true;
-  GraphContext ctx;
-  ctx.detect_domains = [](std::string_view query, const std::vector<std::string>&) {
-    std::vector<std::pair<std::string, float>> out;
-    if (query.find("watch") != std::string_view::npos) out.emplace_back("movies_tv", 1.0f);
-    return out;
-  };
-  mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(o), GraphPolicy{}, ctx);
+  SetPipeline(/*relatives=*/true);
   ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "I live with my partner who hates subtitles", 9000)}).ok());
   SearchOptions so;
   so.k = 50;

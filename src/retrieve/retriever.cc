@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <chrono>
@@ -514,12 +515,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
   std::vector<int32_t> slot(n, -1);
   std::vector<std::pair<int32_t, CombinerFeatures>> rows;
   // Feature `f` of every turn among the view's best: calibrated rank, tied scores sharing one.
-  auto view = [&](const std::vector<float>& s, bool positive_only, size_t f,
-                  const std::vector<int32_t>* sorted = nullptr) {
-    // (A full order's first c are TopK(s, c): TopK's order is strict and total.)
-    const auto order = sorted ? std::vector<int32_t>(sorted->begin(), sorted->begin() + static_cast<long>(
-                                                                           std::min(c, sorted->size())))
-                              : TopK(s, c, positive_only);
+  // `order`: the view's best c turns, best first (TopK).
+  auto view = [&](const std::vector<float>& s, std::span<const int32_t> order, size_t f) {
     size_t rank = 0;
     for (size_t j = 0; j < order.size(); ++j) {
       const int32_t i = order[j];
@@ -531,12 +528,13 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
       rows[slot[i]].second[f] = 10.0f / (10.0f + static_cast<float>(rank));
     }
   };
-  view(gv.score, true, 0);
-  view(fused, false, 15, &in.fused_order);
-  view(dense, false, 17);
-  view(lexical, true, 19);
-  view(rewrite, false, 29);
-  view(projected, false, 31);
+  view(gv.score, TopK(gv.score, c, true), 0);
+  // (A full order's first c are TopK(fused, c): TopK's order is strict and total.)
+  view(fused, std::span(in.fused_order).first(std::min(c, in.fused_order.size())), 15);
+  view(dense, TopK(dense, c, false), 17);
+  view(lexical, TopK(lexical, c, true), 19);
+  view(rewrite, TopK(rewrite, c, false), 29);
+  view(projected, TopK(projected, c, false), 31);
   const auto zd = ZNormalise(dense), zl = ZNormalise(lexical), zr = ZNormalise(rewrite), zp = ZNormalise(projected);
   auto clipz = [](float z) { return std::clamp(z, -4.0f, 8.0f) / 4.0f; };
   const float max_lz = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
@@ -706,12 +704,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     case Method::kFull: {
       std::vector<float> fused = fuse(dense, lexical);
       // Every turn by fused score, best first: calibration, the views' overlap and the
-      // combiner's fused view all read it; sorted once per `fused`.
-      std::vector<int32_t> fused_order_cache;
-      auto fused_order = [&]() -> const std::vector<int32_t>& {
-        if (fused_order_cache.size() != n) fused_order_cache = TopK(fused, n, false);
-        return fused_order_cache;
-      };
+      // combiner's fused view all read it; sorted again only when `fused` changes.
+      std::vector<int32_t> fused_order = TopK(fused, n, false);
       GraphViewOut gv;
       result.route = GraphView(user, query, options, config, ctx, dense, embedder, qv, &gv, &result.query_domains);
       std::vector<float>& s_graph = gv.score;
@@ -769,7 +763,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             }
           };
           calibrate(s_graph, TopK(s_graph, n, /*require_positive=*/true), config.graph_rank_k, &rank_g);
-          calibrate(fused, fused_order(), config.dense_rank_k, &rank_d);
+          calibrate(fused, fused_order, config.dense_rank_k, &rank_d);
           for (size_t i = 0; i < n; ++i) {
             const float g = w_graph * rank_g[i], d = config.w_dense * rank_d[i];
             final_scores[i] = config.unify_max * std::max(g, d) + (1 - config.unify_max) * (g + d);
@@ -788,8 +782,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       for (float v : s_graph) proposed += v > 0;
       if (proposed > 0) {
         const auto g10 = TopK(s_graph, 10, true);
-        const std::vector<int32_t> f10(fused_order().begin(),
-                                       fused_order().begin() + static_cast<long>(std::min<size_t>(10, n)));
+        const std::vector<int32_t> f10(fused_order.begin(), fused_order.begin() + static_cast<long>(std::min<size_t>(10, n)));
         size_t shared = 0;
         for (int32_t i : g10) shared += std::find(f10.begin(), f10.end(), i) != f10.end();
         result.view_overlap = static_cast<double>(shared) / static_cast<double>(g10.size());
@@ -825,7 +818,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             for (float& v : qv) v = static_cast<float>(v / std::sqrt(norm));
           DenseView(user, qv, config, &dense);
           fused = fuse(dense, lexical);
-          fused_order_cache.clear();
+          fused_order = TopK(fused, n, false);
           unify(wg);
           result.uncertainty = "dense-probe";
         }
@@ -856,7 +849,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         if (bare_qv != qv) user.dense().ScoreAll(bare_qv.data(), &dense_bare);
         user.bm25().ScoreAll(QuestionTerms(query), &lexical_bare);
         const auto rows = CombinerCandidates(user, query, options, config,
-                                             {gv, dense, lexical, fused, fused_order(), rewrite, projected, profile_scores,
+                                             {gv, dense, lexical, fused, fused_order, rewrite, projected, profile_scores,
                                               in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
                                               result.graph_candidates});
         if (combine) {
