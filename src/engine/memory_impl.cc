@@ -279,6 +279,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
       }
     }
     mem->graph() = std::move(next);
+    mem->WarmLabelVectors(*embedder_);
     return Status::Ok();
   };
   RETURN_IF_ERROR(WriteUser(key, /*create=*/true, commit, apply).WithContext("ingest into " + Describe(key)));
@@ -396,6 +397,7 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   };
   return WriteUser(key, /*create=*/true, commit, [&](std::unique_ptr<UserMemory>& mem) {
     mem->graph() = std::move(next);
+    mem->WarmLabelVectors(*embedder_);
     return Status::Ok();
   });
 }

@@ -48,6 +48,15 @@ const std::vector<float>& UserMemory::LabelVector(const std::string& label, cons
   return it->second;  // unordered_map references stay valid across inserts
 }
 
+void UserMemory::WarmLabelVectors(const Embedder& embedder) const {
+  const auto& nodes = graph_.nodes();
+  for (const GraphEdge& e : graph_.edges()) {
+    if (!e.current()) continue;
+    auto it = nodes.find(e.target);
+    (void)LabelVector(it == nodes.end() ? e.target : it->second.label, embedder);
+  }
+}
+
 void UserMemory::RecordFeedback(const Feedback& feedback) {
   profile_.Record(feedback, [this](const std::string& id) {
     std::vector<std::string> relations;

@@ -63,6 +63,9 @@ class UserMemory {
   // The embedding of an entity or concept label, computed once and cached (thread-safe: the
   // cache has its own lock, so concurrent searches under a shared lock may fill it).
   const std::vector<float>& LabelVector(const std::string& label, const Embedder& embedder) const;
+  // Embeds the labels of the current edges' tails not embedded yet, so searches (which ask for
+  // them) find them cached: ingest and loading pay instead of a user's first search.
+  void WarmLabelVectors(const Embedder& embedder) const;
 
   // The profile cache fed by feedback (s_profile); RecordFeedback needs the owner's exclusive lock.
   const RetrievalProfile& profile() const { return profile_; }

@@ -520,6 +520,36 @@ LiftResult ConceptLifter::Lift(std::string_view tail, std::string_view context,
 std::vector<DomainHit> ConceptLifter::DetectDomains(std::string_view text,
                                                     size_t max_domains) const {
   const auto& domains = ontology_->domains();
+  const std::vector<float> scores = DomainScores(text);
+  std::vector<DomainHit> out;
+  for (size_t d = 0; d < domains.size(); ++d)
+    if (scores[d] > 0.0f) out.push_back({domains[d].id, scores[d]});
+  std::sort(out.begin(), out.end(), [](const DomainHit& a, const DomainHit& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.domain < b.domain;
+  });
+  if (out.size() > max_domains) out.resize(max_domains);
+  return out;
+}
+
+std::vector<size_t> ConceptLifter::GramDomains(const std::string& gram) const {
+  return Memo(cache_mu_, gram_domains_cache_, gram, 100000, [&] {
+    const auto& domains = ontology_->domains();
+    std::vector<size_t> out;
+    for (const GazetteerEntry* e : ontology_->LookupGazetteer(gram)) {
+      size_t idx = static_cast<size_t>(e - &ontology_->gazetteer()[0]);
+      if (common_word_entity_[idx]) continue;
+      const EntityType* t = ontology_->FindType(e->type);
+      if (t == nullptr) continue;
+      for (const std::string& dn : t->domains)
+        if (const Domain* dom = ontology_->FindDomain(dn)) out.push_back(static_cast<size_t>(dom - &domains[0]));
+    }
+    return out;
+  });
+}
+
+std::vector<float> ConceptLifter::DomainScores(std::string_view text, const float* text_vec) const {
+  const auto& domains = ontology_->domains();
   std::vector<float> cue(domains.size(), 0.0f), word_sim(domains.size(), 0.0f),
       sent_sim(domains.size(), 0.0f), lex(domains.size(), 0.0f);
   std::vector<std::string> tokens = ContentTokens(text);
@@ -536,7 +566,8 @@ std::vector<DomainHit> ConceptLifter::DetectDomains(std::string_view text,
       for (size_t d = 0; d < sims.size(); ++d) word_sim[d] = std::max(word_sim[d], sims[d]);
     }
     std::vector<float> v;
-    if (Embed(text, &v)) {
+    if (text_vec != nullptr) v.assign(text_vec, text_vec + dim);
+    if (text_vec != nullptr ? !IsZero(v.data(), dim_) : Embed(text, &v)) {
       for (size_t d = 0; d < domains.size(); ++d) {
         sent_sim[d] = Dot(v.data(), &domain_vecs_[d * dim], dim_);
       }
@@ -556,31 +587,14 @@ std::vector<DomainHit> ConceptLifter::DetectDomains(std::string_view text,
       if (n > 0) gram.push_back(' ');
       gram += all[i + n];
       if (n == 0 && text::IsStopWord(all[i])) break;
-      for (const GazetteerEntry* e : ontology_->LookupGazetteer(gram)) {
-        size_t idx = static_cast<size_t>(e - &ontology_->gazetteer()[0]);
-        if (common_word_entity_[idx]) continue;
-        const EntityType* t = ontology_->FindType(e->type);
-        if (t == nullptr) continue;
-        for (const std::string& dn : t->domains) {
-          if (const Domain* dom = ontology_->FindDomain(dn)) {
-            ent[static_cast<size_t>(dom - &domains[0])] = 1.0f;
-          }
-        }
-      }
+      for (size_t d : GramDomains(gram)) ent[d] = 1.0f;
     }
   }
-  std::vector<DomainHit> out;
-  for (size_t d = 0; d < domains.size(); ++d) {
-    float score = 0.3f * std::min(cue[d], 1.0f) + 0.1f * std::min(cue[d], 3.0f) +
-                  0.45f * std::max(0.0f, word_sim[d]) + 0.25f * std::max(0.0f, sent_sim[d]) +
-                  0.1f * std::min(lex[d], 2.0f) + 0.3f * ent[d];
-    if (score > 0.0f) out.push_back({domains[d].id, score});
-  }
-  std::sort(out.begin(), out.end(), [](const DomainHit& a, const DomainHit& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return a.domain < b.domain;
-  });
-  if (out.size() > max_domains) out.resize(max_domains);
+  std::vector<float> out(domains.size());
+  for (size_t d = 0; d < domains.size(); ++d)
+    out[d] = 0.3f * std::min(cue[d], 1.0f) + 0.1f * std::min(cue[d], 3.0f) +
+             0.45f * std::max(0.0f, word_sim[d]) + 0.25f * std::max(0.0f, sent_sim[d]) +
+             0.1f * std::min(lex[d], 2.0f) + 0.3f * ent[d];
   return out;
 }
 

@@ -118,8 +118,12 @@ class ConceptLifter {
   // centroid, the sentence-level cosine, WordNet lexname votes of the content words, and
   // the types of unambiguous gazetteer entities named in the text ("Tokyo" -> travel).
   std::vector<DomainHit> DetectDomains(std::string_view text, size_t max_domains = 5) const;
+  // DetectDomains' score of every domain, in the ontology's order (0 for none). `text_vec`:
+  // the text's embedding by this lifter's embedder when the caller has it (null: embedded here).
+  std::vector<float> DomainScores(std::string_view text, const float* text_vec = nullptr) const;
 
   const Ontology& ontology() const { return *ontology_; }
+  const SifEmbedder* embedder() const { return embedder_.get(); }
 
  private:
   struct HookMatch {
@@ -138,6 +142,8 @@ class ConceptLifter {
   std::vector<size_t> LexnameDomains(const std::string& token) const;
   // The similarity of a token's word vector to each domain vector (empty: no vector); cached.
   std::vector<float> TokenDomainSims(const std::string& token) const;
+  // Domains of the types of the unambiguous gazetteer entities `gram` names; cached.
+  std::vector<size_t> GramDomains(const std::string& gram) const;
   static uint64_t Key(SynsetId s) { return (uint64_t{static_cast<unsigned char>(s.pos)} << 32) | s.offset; }
   void AddHits(std::vector<ConceptHit>* hits, size_t concept_index, float score,
                LiftSource source, std::string evidence) const;
@@ -172,6 +178,7 @@ class ConceptLifter {
   mutable std::unordered_map<std::string, std::vector<SynsetId>> senses_cache_;  // bounded
   mutable std::unordered_map<std::string, std::vector<size_t>> lexname_domains_cache_;  // bounded
   mutable std::unordered_map<std::string, std::vector<float>> token_sims_cache_;         // bounded
+  mutable std::unordered_map<std::string, std::vector<size_t>> gram_domains_cache_;      // bounded
   std::vector<float> concept_vecs_;   // concepts x dim (zeros when nothing embeddable)
   std::vector<float> domain_vecs_;    // domains x dim
   std::unordered_map<std::string, std::vector<size_t>> cue_stems_;     // stem -> domains

@@ -75,10 +75,7 @@ const char* QueryIntentName(QueryIntent intent) {
 DomainFeaturizer::DomainFeaturizer(std::shared_ptr<const ConceptLifter> lifter,
                                    std::shared_ptr<const SifEmbedder> embedder)
     : lifter_(std::move(lifter)), embedder_(std::move(embedder)) {
-  for (const Domain& d : lifter_->ontology().domains()) {
-    index_[d.id] = domains_.size();
-    domains_.push_back(d.id);
-  }
+  for (const Domain& d : lifter_->ontology().domains()) domains_.push_back(d.id);
   dim_ = embedder_->dim();
 }
 
@@ -87,8 +84,10 @@ void DomainFeaturizer::Block(std::string_view text, float* out) const {
   std::fill(out, out + block_size(), 0.0f);
   if (text::Tokenize(text).empty()) return;
   (void)embedder_->Embed(text, out);  // zeros when no word is known
-  for (const DomainHit& h : lifter_->DetectDomains(text, nd))
-    if (auto it = index_.find(h.domain); it != index_.end()) out[dim_ + static_cast<int>(it->second)] = h.score;
+  // domains_ is the ontology's order, as DomainScores'; the lifter reuses the embedding when
+  // it embeds with the same model.
+  const std::vector<float> scores = lifter_->DomainScores(text, lifter_->embedder() == embedder_.get() ? out : nullptr);
+  std::copy(scores.begin(), scores.end(), out + dim_);
   out[dim_ + static_cast<int>(nd)] = 1.0f;
 }
 

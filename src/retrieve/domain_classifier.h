@@ -16,7 +16,6 @@
 // domain network and the intent network (u64 length + Mlp::Serialize bytes each).
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,7 +57,6 @@ class DomainFeaturizer {
   std::shared_ptr<const ConceptLifter> lifter_;
   std::shared_ptr<const SifEmbedder> embedder_;
   std::vector<std::string> domains_;
-  std::map<std::string, size_t, std::less<>> index_;
   int dim_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "retrieve/retriever.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <span>
@@ -8,6 +9,7 @@
 #include <unordered_set>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -111,20 +113,27 @@ std::vector<float> ZNormalise(const std::vector<float>& s) {
 
 // Ordinals sorted best first by score; ties by earlier ordinal (deterministic).
 std::vector<int32_t> TopK(const std::vector<float>& scores, size_t k, bool require_positive) {
-  // (-score, ordinal) pairs in ascending order are the ranking; sorting the pairs themselves
-  // rather than ordinals that index the scores keeps the comparisons in cache (a search sorts
-  // about a dozen views of every turn).
-  std::vector<std::pair<float, int32_t>> keyed;
+  // One 64-bit key per turn, (-score, ordinal) in ascending order: the float's bits mapped to
+  // an order-preserving unsigned integer, the ordinal below them. A search selects about a
+  // dozen views of every turn, and one integer comparison is cheaper than a pair's.
+  auto key = [](float s, size_t i) {
+    uint32_t b;
+    const float v = s == 0.0f ? 0.0f : s;  // -0 ties with +0, as the floats compare
+    std::memcpy(&b, &v, sizeof b);
+    b = (b & 0x80000000u) ? ~b : b | 0x80000000u;  // ascending with the score
+    return (uint64_t{~b} << 32) | static_cast<uint32_t>(i);  // descending score first
+  };
+  std::vector<uint64_t> keyed;
   keyed.reserve(scores.size());
   for (size_t i = 0; i < scores.size(); ++i)
-    if (!require_positive || scores[i] > 0) keyed.emplace_back(-scores[i], static_cast<int32_t>(i));
+    if (!require_positive || scores[i] > 0) keyed.push_back(key(scores[i], i));
   k = std::min(k, keyed.size());
   // A strict total order, so selecting then sorting the best k is exact.
   if (k < keyed.size()) std::nth_element(keyed.begin(), keyed.begin() + static_cast<long>(k), keyed.end());
   keyed.resize(k);
   std::sort(keyed.begin(), keyed.end());
   std::vector<int32_t> idx(k);
-  for (size_t r = 0; r < k; ++r) idx[r] = keyed[r].second;
+  for (size_t r = 0; r < k; ++r) idx[r] = static_cast<int32_t>(keyed[r] & 0xffffffffu);
   return idx;
 }
 
@@ -160,13 +169,24 @@ int RankOf(const std::vector<float>& scores, int32_t i) {
 struct GraphViewOut {
   std::vector<float> score, domain_match, tail_sim, turn_sim, weight;
   std::vector<uint8_t> promoted, domain_known;
-  std::vector<std::string> paths, targets, relations;
+  std::vector<const GraphEdge*> edge;  // the edge that gave the score (null: none)
+  std::unordered_map<int32_t, std::string> hop_paths;  // turns a graph hop brought, and how
   float top_domain_conf = 0;
   void Clear(size_t i) {
     score[i] = domain_match[i] = tail_sim[i] = turn_sim[i] = weight[i] = 0;
     promoted[i] = domain_known[i] = 0;
-    paths[i].clear(), targets[i].clear(), relations[i].clear();
+    edge[i] = nullptr;
   }
+  const std::string& Relation(size_t i) const {
+    static const std::string kNone;
+    return edge[i] ? edge[i]->relation : kNone;
+  }
+  // The hit's explanation; built only for returned hits (a search scores hundreds of turns).
+  std::string Path(size_t i) const {
+    if (auto it = hop_paths.find(static_cast<int32_t>(i)); it != hop_paths.end()) return it->second;
+    return edge[i] ? EdgePath(*edge[i]) : std::string();
+  }
+  static std::string EdgePath(const GraphEdge& e) { return e.source + " -" + e.relation + "-> " + e.target; }
 };
 
 std::string GraphView(const UserMemory& user, std::string_view query, const SearchOptions& options,
@@ -177,7 +197,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   for (auto* v : {&out->score, &out->domain_match, &out->tail_sim, &out->turn_sim, &out->weight}) v->assign(n, 0.0f);
   out->promoted.assign(n, 0);
   out->domain_known.assign(n, 0);
-  for (auto* v : {&out->paths, &out->targets, &out->relations}) v->assign(n, std::string());
+  out->edge.assign(n, nullptr);
   std::vector<float>* s_graph = &out->score;
   if (options.asker.empty() || !ctx.detect_domains) return "dense-first";
   auto qd = ctx.detect_domains(query, options.context);
@@ -205,6 +225,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   if (config.group_from_context)
     for (const auto& c : options.context) with_others = with_others || InvolvesOthers(c);
   size_t proposed = 0;
+  const auto& nodes = g.nodes();
   for (const GraphEdge* e : edges) {
     if (e->promoted && !config.use_promoted) continue;
     if (e->relation == "INSTANCE_OF" || e->relation == "ALIAS_OF") continue;
@@ -216,30 +237,29 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
     auto it = want.find(e->domain);
     const float dm = it != want.end() ? it->second : e->domain.empty() ? config.graph_unknown_domain : 0.0f;
     if (dm <= 0 && config.graph_domain_share >= 1.0f) continue;
+    // The cue against the edge's tail alone ("kosher"), free of the turn's filler words.
+    const bool with_tail = config.tail_similarity_share > 0 && !qv.empty();
+    float tail_rel = 0;
+    if (with_tail) {
+      auto nit = nodes.find(e->target);
+      const std::string& label = nit == nodes.end() ? e->target : nit->second.label;
+      const auto& tv = user.LabelVector(label, embedder);
+      float cos = 0;
+      for (size_t d = 0; d < tv.size() && d < qv.size(); ++d) cos += tv[d] * qv[d];
+      tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
+    }
     for (const std::string& tid : e->source_turns) {
       const int64_t ord = user.OrdinalOf(tid);
       if (ord < 0) continue;
       const float turn_rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
-      float rel = turn_rel, tail_rel = 0;
-      if (config.tail_similarity_share > 0 && !qv.empty()) {
-        // The cue against the edge's tail alone ("kosher"), free of the turn's filler words.
-        const auto& g_node = user.graph().nodes();
-        auto nit = g_node.find(e->target);
-        const std::string& label = nit == g_node.end() ? e->target : nit->second.label;
-        const auto& tv = user.LabelVector(label, embedder);
-        float cos = 0;
-        for (size_t d = 0; d < tv.size() && d < qv.size(); ++d) cos += tv[d] * qv[d];
-        tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
-        rel = (1 - config.tail_similarity_share) * rel + config.tail_similarity_share * tail_rel;
-      }
+      float rel = turn_rel;
+      if (with_tail) rel = (1 - config.tail_similarity_share) * rel + config.tail_similarity_share * tail_rel;
       const float s = std::min(1.0f, e->weight) *
                       (config.graph_domain_share * dm + (1 - config.graph_domain_share) * rel);
       if (s > (*s_graph)[ord]) {
         if ((*s_graph)[ord] == 0) ++proposed;
         (*s_graph)[ord] = s;
-        out->paths[ord] = e->source + " -" + e->relation + "-> " + e->target;
-        out->targets[ord] = e->target;
-        out->relations[ord] = e->relation;
+        out->edge[ord] = e;
         out->domain_match[ord] = dm;
         out->tail_sim[ord] = tail_rel;
         out->turn_sim[ord] = turn_rel;
@@ -268,8 +288,8 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
 // current edges touching those nodes (an alias, another mention) and the turns that name the
 // node's label. New turns get hop_decay times the score of the node they came through, scaled
 // under the lowest first-hop score.
-bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::vector<std::string>& targets,
-              std::vector<float>* s_graph, std::vector<std::string>* paths) {
+bool GraphHop(const UserMemory& user, const RetrieverConfig& config, GraphViewOut* gv) {
+  std::vector<float>* s_graph = &gv->score;
   // Second-hop turns rank below every first-hop turn: the hop widens the candidate set
   // without overruling the edges that matched the query.
   float lowest = 1.0f, best = 0.0f;
@@ -277,8 +297,8 @@ bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::
     if (v > 0) lowest = std::min(lowest, v), best = std::max(best, v);
   std::unordered_map<std::string, float> seed;
   for (int32_t i : TopK(*s_graph, 10, /*require_positive=*/true))
-    if (!targets[i].empty())
-      seed[targets[i]] = std::max(seed[targets[i]], lowest * (*s_graph)[i] / std::max(best, 1e-6f));
+    if (const GraphEdge* e = gv->edge[i])
+      seed[e->target] = std::max(seed[e->target], lowest * (*s_graph)[i] / std::max(best, 1e-6f));
   if (seed.empty()) return false;
   const size_t n = user.size();
   std::vector<float> add(n, 0.0f);
@@ -321,8 +341,7 @@ bool GraphHop(const UserMemory& user, const RetrieverConfig& config, const std::
   for (int32_t i : TopK(add, config.hop_max_new, /*require_positive=*/true)) {
     (*s_graph)[i] = add[i];
     const Via& v = via[i];
-    (*paths)[i] = v.edge ? "hop: " + v.edge->source + " -" + v.edge->relation + "-> " + v.edge->target
-                         : "hop: mentions " + *v.label;
+    gv->hop_paths[i] = v.edge ? "hop: " + GraphViewOut::EdgePath(*v.edge) : "hop: mentions " + *v.label;
     changed = true;
   }
   return changed;
@@ -499,6 +518,16 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
   return out;
 }
 
+// log1p(tokens), from a table for the usual turn lengths (a search asks for hundreds).
+float LogLength(uint32_t tokens) {
+  static const auto table = [] {
+    std::array<float, 512> t;
+    for (size_t i = 0; i < t.size(); ++i) t[i] = std::log1p(static_cast<float>(i));
+    return t;
+  }();
+  return tokens < table.size() ? table[tokens] : std::log1p(static_cast<float>(tokens));
+}
+
 // The combiner's candidates: the union of each view's best `combiner_candidates` turns, with
 // their features (the layout of kCombinerFeatureNames). A view's rank feature is k / (k + rank)
 // inside its best turns and 0 beyond; z-scores are clipped and scaled to about [-1, 2].
@@ -568,9 +597,10 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
   bool names_speaker = false;
   for (const auto& row : rows) names_speaker |= speaker(static_cast<size_t>(row.first)).second;
   const float query_len = std::log1p(static_cast<float>(text::ContentTerms(query).size())) / 3.0f;
+  const float log_candidates = std::log1p(static_cast<float>(in.graph_candidates)) / 5.0f;
   for (auto& [ord, x] : rows) {
     const size_t i = static_cast<size_t>(ord);
-    const std::string& rel = gv.relations[i];
+    const std::string& rel = gv.Relation(i);
     x[1] = gv.score[i] > 0 ? 1.0f : 0.0f;
     x[2] = gv.score[i];
     x[3] = gv.domain_match[i];
@@ -584,13 +614,13 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[11] = rel == "USES";
     x[12] = !rel.empty() && x[7] + x[8] + x[9] + x[10] + x[11] == 0;
     x[13] = gv.promoted[i];
-    x[14] = gv.paths[i].rfind("hop:", 0) == 0;
+    x[14] = gv.hop_paths.count(ord) > 0;
     x[16] = clipz(fused[i]);
     x[18] = clipz(zd.empty() ? 0.0f : zd[i]);
     x[20] = clipz(zl.empty() ? 0.0f : zl[i]);
     x[21] = clipz(max_lz);
     x[22] = gv.top_domain_conf;
-    x[23] = std::log1p(static_cast<float>(in.graph_candidates)) / 5.0f;
+    x[23] = log_candidates;
     x[24] = !in_window.empty() && in_window[i];
     const auto [is_asker, named] = speaker(i);
     x[25] = is_asker;
@@ -607,7 +637,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[38] = zat(zdr, i, 1);
     x[39] = named;
     x[40] = names_speaker;
-    x[41] = std::log1p(static_cast<float>(user.token_count(i))) / 5.0f;
+    x[41] = LogLength(user.token_count(i)) / 5.0f;
     x[42] = query_len;
     x[43] = zat(zlb, i, 0);
     x[44] = zat(zdb, i, 0);
@@ -678,7 +708,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
   std::vector<int32_t> top, floor_top;  // floor_top: the question's best lexical matches, when a combiner ranked
   std::unordered_map<int32_t, std::string> floor_why;  // what reserved a floor turn (its hit's path)
   std::vector<float> final_scores, graph_scores, profile_scores;
-  std::vector<std::string> paths;
+  GraphViewOut gv;  // method full's graph view (hits' paths)
   switch (options.method) {
     case Method::kDense:
     case Method::kRewrite:
@@ -706,11 +736,8 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       // Every turn by fused score, best first: calibration, the views' overlap and the
       // combiner's fused view all read it; sorted again only when `fused` changes.
       std::vector<int32_t> fused_order = TopK(fused, n, false);
-      GraphViewOut gv;
       result.route = GraphView(user, query, options, config, ctx, dense, embedder, qv, &gv, &result.query_domains);
       std::vector<float>& s_graph = gv.score;
-      const std::vector<std::string>& targets = gv.targets;
-      const std::vector<std::string>& relations = gv.relations;
       // Static policy: a query with a strong lexical match names what it wants, so the
       // fused views lead (dense-first) and the graph only breaks ties.
       float wg = config.w_graph;
@@ -729,7 +756,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       const bool use_profile = config.w_profile > 0 && !user.profile().empty();
       if (use_profile) {
         profile_scores.resize(n);
-        for (size_t i = 0; i < n; ++i) profile_scores[i] = user.profile().Score(user.turn(i).turn.id, relations[i]);
+        for (size_t i = 0; i < n; ++i) profile_scores[i] = user.profile().Score(user.turn(i).turn.id, gv.Relation(i));
       }
       // Time cue: "two weeks ago" favours the turns said then.
       std::vector<uint8_t> in_window;
@@ -803,7 +830,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             result.route = "dense-first";
           }
         } else if (proposed > 0) {
-          if (GraphHop(user, config, targets, &s_graph, &gv.paths)) unify(wg);
+          if (GraphHop(user, config, &gv)) unify(wg);
           result.uncertainty = "graph-hop";
         } else if (!top2.empty() && want_dense && config.probe_weight > 0) {
           // Dense probe: pseudo-relevance feedback from the best turn.
@@ -872,7 +899,6 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
         }
       }
-      paths = std::move(gv.paths);
       graph_scores = std::move(s_graph);
       break;
     }
@@ -932,7 +958,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
     }
     if (!graph_scores.empty()) {
       h.graph_score = graph_scores[i];
-      h.path = paths[i];
+      h.path = gv.Path(static_cast<size_t>(i));
     }
     // A turn a floor put in the top k says so when no edge explains it.
     if (auto it = floor_why.find(i); h.path.empty() && it != floor_why.end() && floor_entered.count(i)) h.path = it->second;
