@@ -139,8 +139,11 @@ Status Mlp::SetLayer(size_t l, const Eigen::MatrixXf& W, const Eigen::VectorXf& 
 }
 
 Eigen::MatrixXf Mlp::ForwardBatch(const Eigen::Ref<const Eigen::MatrixXf>& X) const {
+  return ForwardColumns(X.transpose()).transpose();
+}
+
+Eigen::MatrixXf Mlp::ForwardColumns(Eigen::MatrixXf A) const {
   // Columns = examples: one matrix product per layer instead of one per example.
-  Eigen::MatrixXf A = X.transpose();
   for (size_t l = 0; l < W_.size(); ++l) {
     Eigen::MatrixXf Z(W_[l].rows(), A.cols());
     Affine(W_[l].data(), b_[l].data(), static_cast<int>(W_[l].rows()), static_cast<int>(W_[l].cols()), A.data(),
@@ -159,7 +162,7 @@ Eigen::MatrixXf Mlp::ForwardBatch(const Eigen::Ref<const Eigen::MatrixXf>& X) co
       A = std::move(Z);
     }
   }
-  return A.transpose();
+  return A;
 }
 
 float Mlp::Step(const Eigen::Ref<const Eigen::MatrixXf>& X, const Eigen::Ref<const Eigen::MatrixXf>& Y,

@@ -51,6 +51,8 @@ class Mlp {
   Eigen::VectorXf Forward(const Eigen::Ref<const Eigen::VectorXf>& x) const;
   // Forward pass of a batch: X is n x inputs, result n x outputs.
   Eigen::MatrixXf ForwardBatch(const Eigen::Ref<const Eigen::MatrixXf>& X) const;
+  // The same with examples as columns: A is inputs x n, result outputs x n (no transposes).
+  Eigen::MatrixXf ForwardColumns(Eigen::MatrixXf A) const;
 
   // Trains with Adam on (X, Y): X n x inputs, Y n x outputs (targets in [0,1] for sigmoid,
   // one-hot rows for softmax). Optional per-example weights (size n, empty = 1). Returns the

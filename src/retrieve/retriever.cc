@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -203,10 +202,15 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   auto qd = ctx.detect_domains(query, options.context);
   if (qd.empty()) return "dense-first";
   out->top_domain_conf = qd.front().second;
-  std::map<std::string, float> want;
+  std::vector<std::pair<std::string, float>> want;  // a few domains, each once
+  auto wanted = [&](const std::string& d) {
+    return std::find_if(want.begin(), want.end(), [&](const auto& w) { return w.first == d; });
+  };
   const float top = qd.front().second;
   for (size_t i = 0; i < qd.size() && i < config.max_query_domains; ++i) {
-    want[qd[i].first] = top > 0 ? qd[i].second / top : 0.0f;
+    const float m = top > 0 ? qd[i].second / top : 0.0f;
+    if (auto it = wanted(qd[i].first); it != want.end()) it->second = m;
+    else want.emplace_back(qd[i].first, m);
     domains->push_back(qd[i].first);
   }
   const MemoryGraph& g = user.graph();
@@ -214,19 +218,27 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   // Dense rerank inside the graph's candidates: the cue's similarity to each source turn,
   // min-max scaled over the asker's edges, blended with the domain match.
   const auto edges = g.Outgoing(asker);
+  // Each edge's source turns' ordinals (-1: not in this history), edge after edge.
+  std::vector<int64_t> ords;
   float lo = 1e9f, hi = -1e9f;
   for (const GraphEdge* e : edges)
-    for (const std::string& tid : e->source_turns)
-      if (int64_t ord = user.OrdinalOf(tid); ord >= 0) {
+    for (const std::string& tid : e->source_turns) {
+      const int64_t ord = user.OrdinalOf(tid);
+      ords.push_back(ord);
+      if (ord >= 0) {
         lo = std::min(lo, dense[ord]);
         hi = std::max(hi, dense[ord]);
       }
+    }
   bool with_others = InvolvesOthers(query);
   if (config.group_from_context)
     for (const auto& c : options.context) with_others = with_others || InvolvesOthers(c);
   size_t proposed = 0;
   const auto& nodes = g.nodes();
+  size_t next_ord = 0;
   for (const GraphEdge* e : edges) {
+    const int64_t* edge_ords = ords.data() + next_ord;
+    next_ord += e->source_turns.size();
     if (e->promoted && !config.use_promoted) continue;
     if (e->relation == "INSTANCE_OF" || e->relation == "ALIAS_OF") continue;
     if (e->weight < config.graph_min_weight) continue;
@@ -234,7 +246,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
     if (!config.graph_relations.empty() && !e->promoted && !config.graph_relations.count(e->relation) &&
         !(with_others && config.graph_group_relations.count(e->relation)))
       continue;
-    auto it = want.find(e->domain);
+    auto it = wanted(e->domain);
     const float dm = it != want.end() ? it->second : e->domain.empty() ? config.graph_unknown_domain : 0.0f;
     if (dm <= 0 && config.graph_domain_share >= 1.0f) continue;
     // The cue against the edge's tail alone ("kosher"), free of the turn's filler words.
@@ -248,8 +260,8 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
       for (size_t d = 0; d < tv.size() && d < qv.size(); ++d) cos += tv[d] * qv[d];
       tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
     }
-    for (const std::string& tid : e->source_turns) {
-      const int64_t ord = user.OrdinalOf(tid);
+    for (size_t t = 0; t < e->source_turns.size(); ++t) {
+      const int64_t ord = edge_ords[t];
       if (ord < 0) continue;
       const float turn_rel = hi > lo ? (dense[ord] - lo) / (hi - lo) : 1.0f;
       float rel = turn_rel;
@@ -648,11 +660,10 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
 
 // The combiner's probability for each candidate, one batched forward pass.
 std::vector<float> CombinerScores(const learn::Mlp& m, const std::vector<std::pair<int32_t, CombinerFeatures>>& rows) {
-  Eigen::MatrixXf X(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(kCombinerFeatures));
-  for (size_t r = 0; r < rows.size(); ++r)
-    for (size_t f = 0; f < kCombinerFeatures; ++f) X(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(f)) = rows[r].second[f];
-  const Eigen::MatrixXf p = m.ForwardBatch(X);
-  return std::vector<float>(p.data(), p.data() + p.rows());
+  Eigen::MatrixXf A(static_cast<Eigen::Index>(kCombinerFeatures), static_cast<Eigen::Index>(rows.size()));
+  for (size_t r = 0; r < rows.size(); ++r) std::copy(rows[r].second.begin(), rows[r].second.end(), A.col(static_cast<Eigen::Index>(r)).data());
+  const Eigen::MatrixXf p = m.ForwardColumns(std::move(A));
+  return std::vector<float>(p.data(), p.data() + p.cols());
 }
 
 }  // namespace
