@@ -64,7 +64,8 @@ class UserMemory {
   // cache has its own lock, so concurrent searches under a shared lock may fill it).
   const std::vector<float>& LabelVector(const std::string& label, const Embedder& embedder) const;
   // Embeds the labels of the current edges' tails not embedded yet, so searches (which ask for
-  // them) find them cached: ingest and loading pay instead of a user's first search.
+  // them) find them cached: ingest pays instead of a user's first search. (A user loaded from
+  // the store fills them on its first graph-first search: loading stays one read.)
   void WarmLabelVectors(const Embedder& embedder) const;
 
   // The profile cache fed by feedback (s_profile); RecordFeedback needs the owner's exclusive lock.

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "common/simd.h"
 #include "embed/lexicon.h"
 
 namespace ontomem::learn {
@@ -43,7 +44,7 @@ Eigen::MatrixXf FastSigmoid(const Eigen::MatrixXf& z) { return z.array().logisti
 // goes eight at a time, each eight in its own accumulator (independent chains); on x86-64 a
 // clone for AVX2 + FMA is picked at load time: the build targets plain x86-64 (SSE2), and this
 // product is most of a search's combiner (32 x 46 weights over ~500 candidates).
-using V8 = float __attribute__((vector_size(32)));
+using simd::V8;
 
 template <int NB>
 [[gnu::always_inline]] inline void AffineBlocks(const float* W, const float* b, int o, int in, const float* A, int n,
@@ -56,18 +57,14 @@ template <int NB>
       const float* w = W + static_cast<size_t>(f) * static_cast<size_t>(o);
       const float af = a[f];
       for (int k = 0; k < NB; ++k) {
-        V8 wk;
-        std::memcpy(&wk, w + 8 * k, sizeof wk);
-        acc[k] += af * wk;
+        acc[k] += af * simd::At(w + 8 * k);
       }
     }
     std::memcpy(Z + static_cast<size_t>(c) * static_cast<size_t>(o), acc, sizeof acc);
   }
 }
 
-#if defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
+ONTOMEM_SIMD_CLONES
 void Affine(const float* W, const float* b, int o, int in, const float* A, int n, float* Z) {
   switch (o) {
     case 8: return AffineBlocks<1>(W, b, o, in, A, n, Z);

@@ -566,11 +566,10 @@ std::vector<float> ConceptLifter::DomainScores(std::string_view text, const floa
       for (size_t d = 0; d < sims.size(); ++d) word_sim[d] = std::max(word_sim[d], sims[d]);
     }
     std::vector<float> v;
-    if (text_vec != nullptr) v.assign(text_vec, text_vec + dim);
-    if (text_vec != nullptr ? !IsZero(v.data(), dim_) : Embed(text, &v)) {
-      for (size_t d = 0; d < domains.size(); ++d) {
-        sent_sim[d] = Dot(v.data(), &domain_vecs_[d * dim], dim_);
-      }
+    const float* tv = text_vec;
+    if (tv == nullptr && Embed(text, &v)) tv = v.data();
+    if (tv != nullptr && !IsZero(tv, dim_)) {
+      for (size_t d = 0; d < domains.size(); ++d) sent_sim[d] = Dot(tv, &domain_vecs_[d * dim], dim_);
     }
   }
   if (wordnet_ != nullptr && !lexname_domains_.empty()) {
