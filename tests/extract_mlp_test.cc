@@ -99,6 +99,23 @@ TEST(Mlp, SetLayerStartsALinearMapAtTheIdentity) {
   EXPECT_GT(m.Forward(x).dot(x), x.dot(x));
 }
 
+// Layers of 8, 16, 32 outputs take the eight-wide kernel; others the scalar loop.
+TEST(Mlp, BatchForwardMatchesOneByOneOnEveryKernelPath) {
+  for (const auto& sizes : std::vector<std::vector<int>>{{46, 32, 1}, {13, 16, 8, 3}, {9, 24, 5}, {3, 64, 2}}) {
+    Mlp m(sizes, OutputActivation::kSigmoid, 5);
+    Eigen::MatrixXf X = Eigen::MatrixXf::Random(37, sizes.front());
+    const Eigen::MatrixXf B = m.ForwardBatch(X);
+    const Eigen::MatrixXf C = m.ForwardColumns(X.transpose());
+    ASSERT_EQ(B.rows(), 37);
+    ASSERT_EQ(B.cols(), sizes.back());
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      const Eigen::VectorXf one = m.Forward(X.row(i).transpose());
+      EXPECT_TRUE(B.row(i).transpose().isApprox(one, 1e-5f)) << "sizes[1] " << sizes[1] << " row " << i;
+      EXPECT_TRUE(C.col(i).isApprox(one, 1e-5f)) << "sizes[1] " << sizes[1] << " row " << i;
+    }
+  }
+}
+
 TEST(Mlp, BatchForwardMatchesOneByOne) {
   for (auto act : {OutputActivation::kSigmoid, OutputActivation::kSoftmax, OutputActivation::kLinear}) {
     Mlp m({5, 7, 3}, act, 3);

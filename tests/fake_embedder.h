@@ -4,8 +4,11 @@
 
 #include <atomic>
 #include <cmath>
+#include <algorithm>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "ontomem/embedder.h"
 #include "text/text.h"
@@ -19,6 +22,10 @@ class FakeEmbedder : public Embedder {
   int dim() const override { return dim_; }
   Status Embed(std::string_view text, float* out) const override {
     ++calls;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen_.emplace_back(text);
+    }
     for (int i = 0; i < dim_; ++i) out[i] = 0;
     for (const auto& t : text::ContentTerms(text)) {
       size_t h = std::hash<std::string>{}(t);
@@ -31,8 +38,19 @@ class FakeEmbedder : public Embedder {
     return Status::Ok();
   }
   mutable std::atomic<int> calls{0};
+  // Whether `text` was embedded since construction or the last ClearSeen().
+  bool Saw(std::string_view text) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::find(seen_.begin(), seen_.end(), text) != seen_.end();
+  }
+  void ClearSeen() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.clear();
+  }
 
  private:
+  mutable std::mutex mu_;
+  mutable std::vector<std::string> seen_;
   int dim_;
   std::string id_;
 };

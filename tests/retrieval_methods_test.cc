@@ -197,6 +197,36 @@ TEST_F(RetrievalMethodsTest, FeedbackFeedsTheProfileViewAndSurvivesReopen) {
   }
 }
 
+// Ingest embeds the tails of new edges, so a user's first graph-first search embeds only its
+// own text: the graph view's tail similarity finds the label vectors cached.
+TEST_F(RetrievalMethodsTest, IngestEmbedsEdgeTailsSoSearchesDoNot) {
+  const std::string dir = testing::MakeTempDir("ontomem-labels");
+  Options o;
+  o.data_dir = dir;
+  auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
+  o.embedder = emb;
+  auto store = OpenSqliteStore(dir, true, Durability::kNormal);
+  ASSERT_TRUE(store.ok());
+  mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+  SetPipeline();
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D1:1", "Ana", "I love titanic", 1000),
+                                       TimedTurn("D1:2", "Ana", "groceries and laundry", 2000)})
+                  .ok());
+  EXPECT_TRUE(emb->Saw("titanic"));  // the edge's tail, embedded at ingest
+  emb->ClearSeen();
+  SearchOptions so;
+  so.k = 2;
+  so.asker = "Ana";
+  const auto r = Search("what should I watch", so);
+  EXPECT_EQ(r.route.rfind("graph-first", 0), 0u) << r.route;
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].turn.turn.id, "D1:1");
+  EXPECT_TRUE(emb->Saw("what should I watch"));
+  EXPECT_FALSE(emb->Saw("titanic"));
+  mem_.reset();
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {
   constexpr int64_t kDay = 86400000, kNow = 1692100800000;  // 2023-08-15 12:00 UTC
   const UserKey bo{"acme", "bo"};
