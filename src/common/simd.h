@@ -20,6 +20,4 @@ using V8u = float __attribute__((vector_size(32), aligned(4)));
 
 inline const V8u& At(const float* p) { return *reinterpret_cast<const V8u*>(p); }
 
-inline float Sum(const V8& v) { return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7])); }
-
 }  // namespace ontomem::simd

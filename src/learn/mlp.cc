@@ -40,10 +40,10 @@ Eigen::MatrixXf Sigmoid(const Eigen::MatrixXf& z) {
 // Training keeps Sigmoid, so retraining reproduces the shipped models.
 Eigen::MatrixXf FastSigmoid(const Eigen::MatrixXf& z) { return z.array().logistic().matrix(); }
 
-// Z (o x n) = W (o x in) * A (in x n) + b, all column-major. A multiple of 8 outputs (up to 64)
-// goes eight at a time, each eight in its own accumulator (independent chains); on x86-64 a
-// clone for AVX2 + FMA is picked at load time: the build targets plain x86-64 (SSE2), and this
-// product is most of a search's combiner (32 x 46 weights over ~500 candidates).
+// Z (o x n) = W (o x in) * A (in x n) + b, all column-major: most of a search's combiner (32 x 46
+// weights over ~500 candidates). A multiple of 8 outputs (up to 64) goes eight at a time, each
+// eight in its own accumulator (independent chains), in the AVX2 + FMA clone where the CPU has
+// one (src/common/simd.h).
 using simd::V8;
 
 template <int NB>
@@ -52,13 +52,11 @@ template <int NB>
   for (int c = 0; c < n; ++c) {
     const float* a = A + static_cast<size_t>(c) * static_cast<size_t>(in);
     V8 acc[NB];
-    for (int k = 0; k < NB; ++k) std::memcpy(&acc[k], b + 8 * k, sizeof(V8));
+    for (int k = 0; k < NB; ++k) acc[k] = simd::At(b + 8 * k);
     for (int f = 0; f < in; ++f) {
       const float* w = W + static_cast<size_t>(f) * static_cast<size_t>(o);
       const float af = a[f];
-      for (int k = 0; k < NB; ++k) {
-        acc[k] += af * simd::At(w + 8 * k);
-      }
+      for (int k = 0; k < NB; ++k) acc[k] += af * simd::At(w + 8 * k);
     }
     std::memcpy(Z + static_cast<size_t>(c) * static_cast<size_t>(o), acc, sizeof acc);
   }
