@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -312,17 +313,18 @@ void ConceptLifter::KeepBestPerInventory(std::vector<ConceptHit>* hits) {
 
 namespace {
 
-// A bounded memo under `mu`: `compute` runs outside the lock (two threads may both compute a
-// missing key; the values are equal). A full cache is dropped and refills on demand.
+// A bounded memo under `mu`: lookups share it (concurrent searches), `compute` runs outside it
+// (two threads may both compute a missing key; the values are equal). A full cache is dropped
+// and refills on demand.
 template <typename Map, typename Compute>
-typename Map::mapped_type Memo(std::mutex& mu, Map& cache, const typename Map::key_type& key, size_t cap,
+typename Map::mapped_type Memo(std::shared_mutex& mu, Map& cache, const typename Map::key_type& key, size_t cap,
                                Compute compute) {
   {
-    std::lock_guard<std::mutex> lock(mu);
+    std::shared_lock<std::shared_mutex> lock(mu);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   typename Map::mapped_type value = compute();
-  std::lock_guard<std::mutex> lock(mu);
+  std::unique_lock<std::shared_mutex> lock(mu);
   if (cache.size() >= cap) cache.clear();
   cache.emplace(key, value);
   return value;

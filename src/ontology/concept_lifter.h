@@ -26,7 +26,7 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -173,7 +173,7 @@ class ConceptLifter {
 
   // Synsets of the concepts' WordNet hook lemmas (all noun senses) -> concepts.
   std::unordered_map<uint64_t, std::vector<HookMatch>> lemma_hooks_, region_hooks_, topic_hooks_;
-  mutable std::mutex cache_mu_;
+  mutable std::shared_mutex cache_mu_;  // the caches below: every search reads them
   mutable std::unordered_map<uint64_t, SynsetInfo> info_cache_;  // bounded, see Info()
   mutable std::unordered_map<std::string, std::vector<SynsetId>> senses_cache_;  // bounded
   mutable std::unordered_map<std::string, std::vector<size_t>> lexname_domains_cache_;  // bounded
