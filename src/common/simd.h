@@ -1,14 +1,9 @@
 #pragma once
-// Eight-float vectors (the GCC/Clang vector extension) for the few hot kernels, and the
-// attribute that builds such a kernel twice: the build targets baseline x86-64 (SSE2, where a
-// vector is two registers), and on CPUs with AVX2 + FMA the loader picks the clone built for
-// them (one register, fused multiply-add).
-
-#if defined(__x86_64__) && defined(__linux__)
-#define ONTOMEM_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define ONTOMEM_SIMD_CLONES
-#endif
+// Eight-float vectors (the GCC/Clang vector extension) for the few hot kernels. The build
+// targets baseline x86-64 (SSE2, where a vector is two registers); a kernel is compiled a second
+// time for AVX2 + FMA (one register, fused multiply-add) and picked at run time when the CPU
+// has them. (Not `target_clones`: its ifunc resolver runs before ThreadSanitizer's runtime is
+// up, and the instrumented binary crashes at load.)
 
 namespace ontomem::simd {
 
@@ -20,4 +15,22 @@ using V8u = float __attribute__((vector_size(32), aligned(4)));
 
 inline const V8u& At(const float* p) { return *reinterpret_cast<const V8u*>(p); }
 
+// Whether this CPU runs the AVX2 + FMA build of a kernel.
+inline bool HasAvx2Fma() {
+#if defined(__x86_64__)
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return yes;
+#else
+  return false;
+#endif
+}
+
 }  // namespace ontomem::simd
+
+// The attribute of a kernel's AVX2 + FMA build (its body an always-inline template, so each
+// build compiles it for its own target).
+#if defined(__x86_64__)
+#define ONTOMEM_AVX2_FMA __attribute__((target("avx2,fma")))
+#else
+#define ONTOMEM_AVX2_FMA
+#endif

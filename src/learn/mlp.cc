@@ -42,7 +42,7 @@ Eigen::MatrixXf FastSigmoid(const Eigen::MatrixXf& z) { return z.array().logisti
 
 // Z (o x n) = W (o x in) * A (in x n) + b, all column-major: most of a search's combiner (32 x 46
 // weights over ~500 candidates). A multiple of 8 outputs (up to 64) goes eight at a time, each
-// eight in its own accumulator (independent chains), in the AVX2 + FMA clone where the CPU has
+// eight in its own accumulator (independent chains), in the AVX2 + FMA build where the CPU has
 // one (src/common/simd.h).
 using simd::V8;
 
@@ -62,8 +62,8 @@ template <int NB>
   }
 }
 
-ONTOMEM_SIMD_CLONES
-void Affine(const float* W, const float* b, int o, int in, const float* A, int n, float* Z) {
+[[gnu::always_inline]] inline void AffineAny(const float* W, const float* b, int o, int in, const float* A, int n,
+                                             float* Z) {
   switch (o) {
     case 8: return AffineBlocks<1>(W, b, o, in, A, n, Z);
     case 16: return AffineBlocks<2>(W, b, o, in, A, n, Z);
@@ -81,6 +81,19 @@ void Affine(const float* W, const float* b, int o, int in, const float* A, int n
                W[static_cast<size_t>(f) * static_cast<size_t>(o) + static_cast<size_t>(j)];
       Z[static_cast<size_t>(c) * static_cast<size_t>(o) + static_cast<size_t>(j)] = acc;
     }
+}
+
+ONTOMEM_AVX2_FMA void AffineAvx2(const float* W, const float* b, int o, int in, const float* A, int n, float* Z) {
+  AffineAny(W, b, o, in, A, n, Z);
+}
+
+void AffineBase(const float* W, const float* b, int o, int in, const float* A, int n, float* Z) {
+  AffineAny(W, b, o, in, A, n, Z);
+}
+
+void Affine(const float* W, const float* b, int o, int in, const float* A, int n, float* Z) {
+  if (simd::HasAvx2Fma()) return AffineAvx2(W, b, o, in, A, n, Z);
+  AffineBase(W, b, o, in, A, n, Z);
 }
 
 }  // namespace
