@@ -22,7 +22,7 @@ class FakeEmbedder : public Embedder {
   int dim() const override { return dim_; }
   Status Embed(std::string_view text, float* out) const override {
     ++calls;
-    {
+    if (record) {
       std::lock_guard<std::mutex> lock(mu_);
       seen_.emplace_back(text);
     }
@@ -38,7 +38,9 @@ class FakeEmbedder : public Embedder {
     return Status::Ok();
   }
   mutable std::atomic<int> calls{0};
-  // Whether `text` was embedded since construction or the last ClearSeen().
+  // With `record`, the texts embedded are kept: Saw(text) tells whether `text` was embedded
+  // since recording began or the last ClearSeen().
+  std::atomic<bool> record{false};
   bool Saw(std::string_view text) const {
     std::lock_guard<std::mutex> lock(mu_);
     return std::find(seen_.begin(), seen_.end(), text) != seen_.end();

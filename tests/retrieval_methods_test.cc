@@ -204,6 +204,7 @@ TEST_F(RetrievalMethodsTest, IngestEmbedsEdgeTailsSoSearchesDoNot) {
   Options o;
   o.data_dir = dir;
   auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
+  emb->record = true;
   o.embedder = emb;
   auto store = OpenSqliteStore(dir, true, Durability::kNormal);
   ASSERT_TRUE(store.ok());

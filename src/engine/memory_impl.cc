@@ -251,9 +251,10 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
   }
   // Step II on a copy of the graph: it replaces the live one only once the store committed.
   MemoryGraph next;
+  std::set<std::string> dirty;  // keys of the edges the batch created or changed
   auto commit = [&](const UserMemory& mem) -> Status {
     next = mem.graph();
-    std::set<std::string> dirty;
+    dirty.clear();
     GraphDelta delta;
     std::set<std::string> seen_ids;
     for (size_t i = 0; i < turns.size(); ++i) {
@@ -279,7 +280,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
       }
     }
     mem->graph() = std::move(next);
-    mem->WarmLabelVectors(*embedder_);
+    mem->WarmTailVectors(dirty, *embedder_);
     return Status::Ok();
   };
   RETURN_IF_ERROR(WriteUser(key, /*create=*/true, commit, apply).WithContext("ingest into " + Describe(key)));
@@ -384,9 +385,10 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   a.confidence = 1.0f;
   a.explicit_fact = true;
   MemoryGraph next;
+  std::set<std::string> dirty;
   auto commit = [&](const UserMemory& mem) -> Status {
     next = mem.graph();
-    std::set<std::string> dirty;
+    dirty.clear();
     next.Apply(a, "", "", policy_, &dirty);
     GraphDelta delta;
     delta.assertions.push_back({GraphDelta::kNoTurn, a});
@@ -397,7 +399,7 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   };
   return WriteUser(key, /*create=*/true, commit, [&](std::unique_ptr<UserMemory>& mem) {
     mem->graph() = std::move(next);
-    mem->WarmLabelVectors(*embedder_);
+    mem->WarmTailVectors(dirty, *embedder_);
     return Status::Ok();
   });
 }

@@ -48,13 +48,15 @@ const std::vector<float>& UserMemory::LabelVector(const std::string& label, cons
   return it->second;  // unordered_map references stay valid across inserts
 }
 
-void UserMemory::WarmLabelVectors(const Embedder& embedder) const {
+const std::vector<float>& UserMemory::TailVector(const GraphEdge& e, const Embedder& embedder) const {
   const auto& nodes = graph_.nodes();
-  for (const GraphEdge& e : graph_.edges()) {
-    if (!e.current()) continue;
-    auto it = nodes.find(e.target);
-    (void)LabelVector(it == nodes.end() ? e.target : it->second.label, embedder);
-  }
+  auto it = nodes.find(e.target);
+  return LabelVector(it == nodes.end() ? e.target : it->second.label, embedder);
+}
+
+void UserMemory::WarmTailVectors(const std::set<std::string>& edge_keys, const Embedder& embedder) const {
+  for (const std::string& k : edge_keys)
+    if (const GraphEdge* e = graph_.Find(k); e != nullptr && e->current()) (void)TailVector(*e, embedder);
 }
 
 void UserMemory::RecordFeedback(const Feedback& feedback) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -63,10 +64,13 @@ class UserMemory {
   // The embedding of an entity or concept label, computed once and cached (thread-safe: the
   // cache has its own lock, so concurrent searches under a shared lock may fill it).
   const std::vector<float>& LabelVector(const std::string& label, const Embedder& embedder) const;
-  // Embeds the labels of the current edges' tails not embedded yet, so searches (which ask for
-  // them) find them cached: ingest pays instead of a user's first search. (A user loaded from
-  // the store fills them on its first graph-first search: loading stays one read.)
-  void WarmLabelVectors(const Embedder& embedder) const;
+  // The LabelVector of an edge's tail (its node's label, else the node id).
+  const std::vector<float>& TailVector(const GraphEdge& e, const Embedder& embedder) const;
+  // Embeds the tails of the edges an ingest created or changed (their keys, as
+  // MemoryGraph::Apply reports them), so searches find them cached: ingest pays instead of a
+  // user's first search. (A user loaded from the store fills them on its first graph-first
+  // search: loading stays one read.)
+  void WarmTailVectors(const std::set<std::string>& edge_keys, const Embedder& embedder) const;
 
   // The profile cache fed by feedback (s_profile); RecordFeedback needs the owner's exclusive lock.
   const RetrievalProfile& profile() const { return profile_; }

@@ -234,7 +234,6 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
   if (config.group_from_context)
     for (const auto& c : options.context) with_others = with_others || InvolvesOthers(c);
   size_t proposed = 0;
-  const auto& nodes = g.nodes();
   size_t next_ord = 0;
   for (const GraphEdge* e : edges) {
     const int64_t* edge_ords = ords.data() + next_ord;
@@ -253,9 +252,7 @@ std::string GraphView(const UserMemory& user, std::string_view query, const Sear
     const bool with_tail = config.tail_similarity_share > 0 && !qv.empty();
     float tail_rel = 0;
     if (with_tail) {
-      auto nit = nodes.find(e->target);
-      const std::string& label = nit == nodes.end() ? e->target : nit->second.label;
-      const auto& tv = user.LabelVector(label, embedder);
+      const auto& tv = user.TailVector(*e, embedder);
       float cos = 0;
       for (size_t d = 0; d < tv.size() && d < qv.size(); ++d) cos += tv[d] * qv[d];
       tail_rel = std::clamp((cos + 1.0f) / 2.0f, 0.0f, 1.0f);
