@@ -94,6 +94,26 @@ TEST(MemoryGraph, AssertionEdgesCarryProvenanceAndAccumulateSupport) {
   EXPECT_EQ(g.nodes().at("person:ana").type, "person");
 }
 
+TEST(MemoryGraph, AVerbatimRepeatKeepsTheWeightButAddsProvenance) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  g.Apply(A("LIKES", "titanic", kDay, "D1:3"), "s1", "I love Titanic", p, &dirty);
+  // The same words again (any case) read the same way: no new evidence for the weight.
+  g.Apply(A("LIKES", "titanic", 2 * kDay, "D2:1"), "s2", "i love titanic", p, &dirty);
+  const GraphEdge* e = Edge(g, "person:ana", "LIKES", "entity:titanic");
+  ASSERT_NE(e, nullptr);
+  EXPECT_FLOAT_EQ(e->weight, 0.9f);
+  EXPECT_EQ(e->source_turns, (std::vector<std::string>{"D1:3", "D2:1"}));
+  // Other words are independent evidence.
+  g.Apply(A("LIKES", "titanic", 3 * kDay, "D3:1"), "s3", "Titanic never gets old", p, &dirty);
+  EXPECT_NEAR(Edge(g, "person:ana", "LIKES", "entity:titanic")->weight, 0.99f, 1e-5);
+  // Facts without a text (the API) always count.
+  g.Apply(A("LIKES", "saw", kDay, ""), "s1", "", p, &dirty);
+  g.Apply(A("LIKES", "saw", 2 * kDay, ""), "s2", "", p, &dirty);
+  EXPECT_NEAR(Edge(g, "person:ana", "LIKES", "entity:saw")->weight, 0.99f, 1e-5);
+}
+
 TEST(MemoryGraph, ContradictionEndsTheOlderEdgeAndDeletesNothing) {
   MemoryGraph g;
   auto p = Policy();

@@ -175,8 +175,13 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
       Node(tail, norm, a.tail_type);
       if (auto opp = policy.opposite.find(a.relation); opp != policy.opposite.end())
         if (GraphEdge* o = Current(head, opp->second, tail)) EndEdge(o, t, dirty);
+      const size_t text_hash = std::hash<std::string>{}(text::AsciiLower(text));
       if (cur) {
-        cur->weight = 1.0f - (1.0f - cur->weight) * (1.0f - a.confidence);
+        auto& seen = weight_texts_[cur->key];
+        if (text.empty() || std::find(seen.begin(), seen.end(), text_hash) == seen.end()) {
+          cur->weight = 1.0f - (1.0f - cur->weight) * (1.0f - a.confidence);
+          if (!text.empty()) seen.push_back(text_hash);
+        }
         if (!a.source_turn.empty()) AppendIfNotLast(&cur->source_turns, a.source_turn);
         AppendIfNotLast(&cur->assertion_keys, akey);
         cur->recorded_at = std::max(cur->recorded_at, t);
@@ -189,6 +194,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
         if (!a.source_turn.empty()) e.source_turns.push_back(a.source_turn);
         e.assertion_keys.push_back(akey);
         cur = &AddEdge(std::move(e), dirty);
+        if (!text.empty()) weight_texts_[cur->key].push_back(text_hash);
       }
       sessions_[cur->key].insert(session);
       touched = true;

@@ -159,6 +159,10 @@ class MemoryGraph {
   // entity id -> lifted concepts (for promotion support counting), and per edge key its session set.
   std::unordered_map<std::string, std::vector<LiftedConcept>> lifted_;
   std::unordered_map<std::string, std::set<std::string>> sessions_;
+  // Per edge key, hashes of the turn texts whose assertions raised its weight: a verbatim repeat
+  // goes through the same extractor to the same (possibly wrong) reading, so it is not the
+  // independent evidence the noisy-or assumes and leaves the weight as it is.
+  std::unordered_map<std::string, std::vector<size_t>> weight_texts_;
   std::vector<std::string> entity_tails_;                  // normalised tails, first-seen order
   std::unordered_map<std::string, std::string> alias_of_;  // merged alias -> canonical tail
   PromotionStats stats_;
