@@ -25,4 +25,21 @@ class Embedder {
 // Fails with FailedPrecondition naming the command that fixes a missing or corrupt file.
 StatusOr<std::shared_ptr<Embedder>> LoadSifEmbedder(const std::string& lexicon_path);
 
+// An embedding model behind an OpenAI-compatible endpoint (`POST <base_url>/v1/embeddings` with
+// {"model", "input"}; llama.cpp's server, vLLM, Ollama, a hosted API). Optional: the engine never
+// needs one. Vectors are normalised to unit length here.
+struct HttpEmbedderOptions {
+  std::string base_url = "http://127.0.0.1:8080";  // scheme://host[:port][/prefix]; a trailing /v1 is fine
+  std::string model = "default";
+  std::string api_key;          // sent as "Authorization: Bearer <key>" when not empty
+  int timeout_ms = 10000;       // connect, read and write, per request
+  size_t max_text_bytes = 16384;  // longer texts are cut (at a UTF-8 boundary) before sending
+};
+
+// Embeds a probe text to learn the model's dimension. Fails with Unavailable naming the URL and
+// what went wrong (no answer, HTTP status, a body without one numeric vector). The embedder's
+// id() is "http:<model>:<dim>", so a store indexed by another model refuses to open with it.
+// Embed() is thread-safe; every call is one request, and any failure is Unavailable.
+StatusOr<std::shared_ptr<Embedder>> ConnectHttpEmbedder(const HttpEmbedderOptions& options);
+
 }  // namespace ontomem
