@@ -60,6 +60,7 @@ int Run(const std::string& dir, uint64_t seed) {
   options.data_dir = dir;
   options.durability = Durability::kFull;
   options.embedder = std::make_shared<CrashEmbedder>();
+  options.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   StatusOr<std::unique_ptr<Memory>> memory = Memory::Open(options);
   if (!memory.ok()) {
     std::fprintf(stderr, "crash_child: %s\n", memory.status().ToString().c_str());

@@ -56,6 +56,7 @@ class EngineGraphTest : public ::testing::Test {
     o.data_dir = dir_;
     auto emb = std::make_shared<testing::FakeEmbedder>();
     o.embedder = emb;
+    o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
     auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
     EXPECT_TRUE(store.ok());
     auto mem = std::make_unique<MemoryImpl>(o, std::move(*store), emb);

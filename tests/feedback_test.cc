@@ -96,6 +96,7 @@ class FeedbackTest : public ::testing::Test {
     Options o;
     o.data_dir = dir_;
     o.embedder = emb_;
+    o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
     auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return nullptr;

@@ -211,6 +211,7 @@ TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
   Options o;
   o.data_dir = dir;
   o.embedder = emb;
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   {
     auto mem = Memory::Open(o);
     ASSERT_TRUE(mem.ok()) << mem.status().ToString();
@@ -231,6 +232,7 @@ TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
   // A different embedder: stored vectors are stale and get recomputed once.
   auto other = std::make_shared<FakeEmbedder>(32, "fake-32");
   o.embedder = other;
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   {
     auto mem = Memory::Open(o);
     ASSERT_TRUE(mem.ok());
@@ -251,6 +253,7 @@ TEST(MemorySqlite, OpenErrors) {
   EXPECT_EQ(Memory::Open(o).status().code(), StatusCode::kInvalidArgument);
   o.data_dir = testing::MakeTempDir("ontomem-mem") + "/missing";
   o.embedder = std::make_shared<FakeEmbedder>();
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   o.create_if_missing = false;
   EXPECT_EQ(Memory::Open(o).status().code(), StatusCode::kNotFound);
   o.embedder = nullptr;

@@ -183,6 +183,7 @@ TEST_F(RetrievalMethodsTest, FeedbackFeedsTheProfileViewAndSurvivesReopen) {
   o.data_dir = dir_;
   auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
   o.embedder = emb;
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   mem_.reset();
   auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
   ASSERT_TRUE(store.ok());
@@ -206,6 +207,7 @@ TEST_F(RetrievalMethodsTest, IngestEmbedsEdgeTailsSoSearchesDoNot) {
   auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
   emb->record = true;
   o.embedder = emb;
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   auto store = OpenSqliteStore(dir, true, Durability::kNormal);
   ASSERT_TRUE(store.ok());
   mem_ = std::make_unique<MemoryImpl>(o, std::move(*store), emb);

@@ -62,6 +62,7 @@ TEST(ScorerWeights, BadFilesAreRefusedWithTheReason) {
   o.extract_facts = false;
   o.scorer_path = path;
   o.embedder = std::make_shared<testing::FakeEmbedder>();
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   auto mem = Memory::Open(o);
   ASSERT_FALSE(mem.ok());
   EXPECT_NE(mem.status().message().find("scorer.json"), std::string::npos) << mem.status().ToString();

@@ -39,6 +39,7 @@ class ServerTest : public ::testing::Test {
     Options o;
     o.data_dir = dir_;
     o.embedder = std::make_shared<testing::FakeEmbedder>();
+    o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
     o.extract_facts = false;
     o.durability = Durability::kNormal;
     auto mem = Memory::Open(o);

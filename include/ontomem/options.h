@@ -23,11 +23,17 @@ struct Options {
   // Create the directory and database when missing (default true). False: NotFound if absent.
   bool create_if_missing = true;
   Durability durability = Durability::kFull;
-  // Path of the lexicon made by `ontomem lexicon build`. Used when `embedder` is null.
+  // Path of the lexicon made by `ontomem lexicon build`. The dense view's embedder when
+  // `embedder` is null; with a custom embedder, the knowledge side's (below).
   // Default: empty, which means $ONTOMEM_LEXICON, else $HOME/.cache/ontomem/lexicon.bin.
   std::string lexicon_path;
-  // Custom embedder (tests, a remote endpoint). Default null: the GloVe-SIF lexicon embedder.
+  // Custom embedder (tests, a remote endpoint: ConnectHttpEmbedder). Default null: the GloVe-SIF
+  // lexicon embedder.
   std::shared_ptr<Embedder> embedder;
+  // With a custom embedder, still read the lexicon (when its file exists) for what the graph
+  // side learned on GloVe: concept lifting, the query-domain classifier and rare-name detection.
+  // Without it those fall back to cue words and WordNet. Default true.
+  bool knowledge_lexicon = true;
   // Upper bound on memory held by loaded users; least-recently-used users are evicted past it
   // and reloaded from the store on next use. Default 512 MiB.
   size_t memory_budget_bytes = size_t{512} << 20;

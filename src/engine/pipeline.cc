@@ -90,7 +90,18 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   fp.ontology = *onto;
   std::shared_ptr<const WordNet> wordnet;
   if (auto wn = WordNet::Open(); wn.ok()) wordnet = *wn;  // optional: lifting works without it
+  // The knowledge side (lifter, domain classifier, rare names) learned on GloVe-SIF: with another
+  // dense embedder it reads the lexicon itself when there is one.
   auto sif = std::dynamic_pointer_cast<SifEmbedder>(embedder);
+  const bool dense_is_sif = sif != nullptr;
+  if (!sif && options.knowledge_lexicon) {
+    const std::string path = options.lexicon_path.empty() ? DefaultLexiconPath() : options.lexicon_path;
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      ASSIGN_OR_RETURN(std::shared_ptr<Embedder> lex, LoadSifEmbedder(path));
+      sif = std::dynamic_pointer_cast<SifEmbedder>(lex);
+    }
+  }
   fp.lifter = std::make_shared<ConceptLifter>(fp.ontology, wordnet, sif);
   extract::ExtractorOptions eo;
   eo.models_dir = options.models_dir;
@@ -147,7 +158,10 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   // The trained combiner of method full when there is one (docs/combiner.md).
   ASSIGN_OR_RETURN(fp.graph_context.combiner, LoadDefaultCombiner(options.models_dir));
   ASSIGN_OR_RETURN(fp.graph_context.dense_combiner, LoadDefaultDenseCombiner(options.models_dir));
-  ASSIGN_OR_RETURN(fp.graph_context.dense_projection, LoadDefaultProjection(options.models_dir, embedder->dim()));
+  // The projection maps GloVe-SIF query vectors: another dense space goes without it.
+  if (dense_is_sif) {
+    ASSIGN_OR_RETURN(fp.graph_context.dense_projection, LoadDefaultProjection(options.models_dir, embedder->dim()));
+  }
   for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;
 }
