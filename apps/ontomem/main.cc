@@ -53,7 +53,26 @@ struct Common {
   std::string tenant = "default";
   std::string user;
   std::string lexicon;
+  std::string embed_url, embed_model = "default";
 };
+
+void AddEmbedFlags(CLI::App* cmd, Common* c) {
+  cmd->add_option("--embed-url", c->embed_url,
+                  "OpenAI-compatible embedding endpoint for the dense view (key: $ONTOMEM_EMBED_API_KEY); "
+                  "default: the GloVe-SIF lexicon");
+  cmd->add_option("--embed-model", c->embed_model, "model name sent to --embed-url")->capture_default_str();
+}
+
+// The dense view's embedder: an endpoint when --embed-url is given, else null (the lexicon).
+Status SetEmbedder(const Common& c, Options* o) {
+  if (c.embed_url.empty()) return Status::Ok();
+  HttpEmbedderOptions h;
+  h.base_url = c.embed_url;
+  h.model = c.embed_model;
+  if (const char* key = std::getenv("ONTOMEM_EMBED_API_KEY")) h.api_key = key;
+  ASSIGN_OR_RETURN(o->embedder, ConnectHttpEmbedder(h));
+  return Status::Ok();
+}
 
 void AddStoreFlags(CLI::App* cmd, Common* c, bool need_user) {
   cmd->add_option("--data", c->data, "data directory (holds ontomem.db)")->capture_default_str();
@@ -61,6 +80,7 @@ void AddStoreFlags(CLI::App* cmd, Common* c, bool need_user) {
   auto* u = cmd->add_option("--user", c->user, "user name");
   if (need_user) u->required();
   cmd->add_option("--lexicon", c->lexicon, "lexicon file (default $ONTOMEM_LEXICON or ~/.cache/ontomem/lexicon.bin)");
+  AddEmbedFlags(cmd, c);
 }
 
 StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
@@ -68,6 +88,7 @@ StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
   o.data_dir = c.data;
   o.create_if_missing = create;
   o.lexicon_path = c.lexicon;
+  RETURN_IF_ERROR(SetEmbedder(c, &o));
   auto m = Memory::Open(o);
   if (!m.ok()) return m.status().WithContext("open " + c.data);
   return m;
@@ -482,6 +503,7 @@ int main(int argc, char** argv) {
   std::string keys_path = "data/keys", durability = "full";
   serve->add_option("--data", c.data, "data directory (holds ontomem.db)")->capture_default_str();
   serve->add_option("--lexicon", c.lexicon, "lexicon file (default $ONTOMEM_LEXICON or ~/.cache/ontomem/lexicon.bin)");
+  AddEmbedFlags(serve, &c);
   serve->add_option("--keys", keys_path, "API key file (create keys with `ontomem keys add`)")->capture_default_str();
   serve->add_option("--host", so.host, "address to listen on")->capture_default_str();
   serve->add_option("--port", so.port, "port (0: any free port)")->capture_default_str();
@@ -683,6 +705,7 @@ int main(int argc, char** argv) {
     Options o;
     o.data_dir = c.data;
     o.lexicon_path = c.lexicon;
+    if (Status st = SetEmbedder(c, &o); !st.ok()) return Fail(st);
     o.max_turn_bytes = std::max(o.max_turn_bytes, so.limits.max_turn_bytes);
     o.max_batch_turns = std::max(o.max_batch_turns, so.limits.max_batch_turns);
     o.memory_budget_bytes = memory_budget_mb << 20;

@@ -38,7 +38,8 @@ struct HttpEmbedderOptions {
 
 // Embeds a probe text to learn the model's dimension. Fails with Unavailable naming the URL and
 // what went wrong (no answer, HTTP status, a body without one numeric vector). The embedder's
-// id() is "http:<model>:<dim>", so a store indexed by another model refuses to open with it.
+// id() is "http:<model>:<dim>": vectors stored by another model are recomputed on each user's
+// next load, as after a lexicon change.
 // Embed() is thread-safe; every call is one request, and any failure is Unavailable.
 StatusOr<std::shared_ptr<Embedder>> ConnectHttpEmbedder(const HttpEmbedderOptions& options);
 
