@@ -179,15 +179,10 @@ TEST_F(CliTest, MissingLexiconNamesTheFix) {
 
 TEST_F(CliTest, UnreachableEmbeddingEndpointNamesIt) {
   // Port 9 (discard) on loopback: nothing answers HTTP there.
-  std::string cmd = "'" ONTOMEM_CLI "' search " + D() + "--user ana --embed-url http://127.0.0.1:9 --embed-model m x 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[512];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_NE(out.find("Unavailable: embedding endpoint http://127.0.0.1:9/v1/embeddings (model m)"), std::string::npos) << out;
+  CliRun r = Cli("search " + D() + "--user ana --embed-url http://127.0.0.1:9 --embed-model m x");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("Unavailable: embedding endpoint http://127.0.0.1:9/v1/embeddings (model m)"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(CliTest, HelpOnEveryCommand) {

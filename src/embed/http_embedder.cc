@@ -10,7 +10,7 @@
 #include "ontomem/embedder.h"
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-#include <httplib.h>
+#include "common/http_client.h"
 #endif
 
 namespace ontomem {
@@ -88,13 +88,8 @@ class HttpEmbedder final : public Embedder {
     }
     httplib::Client cli(origin_);
     if (!cli.is_valid()) return Fail("not an http(s) URL");
-    const time_t sec = o_.timeout_ms / 1000;
-    const time_t usec = static_cast<time_t>(o_.timeout_ms % 1000) * 1000;
-    cli.set_connection_timeout(sec, usec);
-    cli.set_read_timeout(sec, usec);
-    cli.set_write_timeout(sec, usec);
-    httplib::Headers headers;
-    if (!o_.api_key.empty()) headers.emplace("Authorization", "Bearer " + o_.api_key);
+    SetTimeouts(&cli, o_.timeout_ms);
+    const httplib::Headers headers = BearerHeaders(o_.api_key);
     auto res = cli.Post(path_, headers, body, "application/json");
     if (!res) return Fail(fmt::format("no answer ({})", httplib::to_string(res.error())));
     if (res->status != 200) return Fail(fmt::format("HTTP {}: {}", res->status, std::string(Cut(res->body, 200))));

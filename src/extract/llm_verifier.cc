@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-#include <httplib.h>
+#include "common/http_client.h"
 #endif
 
 namespace ontomem::extract {
@@ -57,13 +57,8 @@ Verdict LlmVerifier::Verify(const Assertion& c, const Turn& turn) const {
                                   "modality={}",
                                   turn.speaker, turn.text, c.head, c.relation, c.tail, ModalityName(c.modality))}}});
     httplib::Client cli(options_.base_url);
-    const time_t sec = options_.timeout_ms / 1000;
-    const time_t usec = static_cast<time_t>(options_.timeout_ms % 1000) * 1000;
-    cli.set_connection_timeout(sec, usec);
-    cli.set_read_timeout(sec, usec);
-    cli.set_write_timeout(sec, usec);
-    httplib::Headers headers;
-    if (!options_.api_key.empty()) headers.emplace("Authorization", "Bearer " + options_.api_key);
+    SetTimeouts(&cli, options_.timeout_ms);
+    const httplib::Headers headers = BearerHeaders(options_.api_key);
     auto res = cli.Post("/v1/chat/completions", headers, req.dump(), "application/json");
     if (!res || res->status != 200) return fail();
     const auto body = nlohmann::json::parse(res->body, nullptr, false);
