@@ -180,7 +180,11 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
         auto& seen = weight_texts_[cur->key];
         if (text.empty() || std::find(seen.begin(), seen.end(), text_hash) == seen.end()) {
           cur->weight = 1.0f - (1.0f - cur->weight) * (1.0f - a.confidence);
-          if (!text.empty()) seen.push_back(text_hash);
+          if (!text.empty()) {
+            // The latest kMaxIds texts: by then the noisy-or has long saturated.
+            if (seen.size() >= IdList::kMaxIds) seen.erase(seen.begin());
+            seen.push_back(text_hash);
+          }
         }
         if (!a.source_turn.empty()) AppendIfNotLast(&cur->source_turns, a.source_turn);
         AppendIfNotLast(&cur->assertion_keys, akey);
@@ -347,6 +351,7 @@ size_t MemoryGraph::MemoryBytes() const {
     // O(provenance) on every write. Shared lists are counted once per graph that holds them.
     b += (e.source_turns.size() + e.assertion_keys.size()) * (sizeof(std::string) + 16);
   }
+  for (const auto& [k, v] : weight_texts_) b += k.capacity() + v.capacity() * sizeof(size_t) + 64;
   return b;
 }
 
