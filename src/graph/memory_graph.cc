@@ -200,7 +200,9 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
         cur = &AddEdge(std::move(e), dirty);
         if (!text.empty()) weight_texts_[cur->key].push_back(text_hash);
       }
-      sessions_[cur->key].insert(session);
+      // Distinct sessions behind the edge (promotion's signal), bounded: past kMaxIds the count
+      // no longer changes any decision.
+      if (auto& ss = sessions_[cur->key]; ss.size() < IdList::kMaxIds) ss.insert(session);
       touched = true;
       if (policy.lift) {
         auto& known = lifted_[tail];
@@ -352,6 +354,7 @@ size_t MemoryGraph::MemoryBytes() const {
     b += (e.source_turns.size() + e.assertion_keys.size()) * (sizeof(std::string) + 16);
   }
   for (const auto& [k, v] : weight_texts_) b += k.capacity() + v.capacity() * sizeof(size_t) + 64;
+  for (const auto& [k, v] : sessions_) b += k.capacity() + v.size() * (sizeof(std::string) + 48) + 64;
   return b;
 }
 
