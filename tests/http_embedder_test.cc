@@ -2,6 +2,7 @@
 // (httplib::Server), alone and as the dense view of a real Memory (SQLite store).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -27,7 +28,8 @@ namespace {
 constexpr int kDim = 32;
 
 // Bag of lower-cased words hashed into kDim buckets (unnormalised, so the client must normalise).
-// mode: 0 vectors, 1 HTTP 500, 2 not JSON, 3 a vector of another length, 4 a string in the vector
+// mode: 0 vectors, 1 HTTP 500, 2 not JSON, 3 a vector of another length, 4 a string in the vector,
+// 5 the vectors in reverse order (each with its index)
 class FakeEmbeddingServer {
  public:
   explicit FakeEmbeddingServer(const std::string& path = "/v1/embeddings") {
@@ -45,24 +47,18 @@ class FakeEmbeddingServer {
         return;
       }
       if (mode == 2) return res.set_content("<html>gateway</html>", "text/html");
-      std::vector<nlohmann::json> v(mode == 3 ? kDim + 1 : kDim, 0.0);
-      std::string word;
-      auto flush = [&] {
-        if (word.empty()) return;
-        uint64_t h = 1469598103934665603ULL;
-        for (unsigned char c : word) h = (h ^ c) * 1099511628211ULL;
-        v[h % kDim] = v[h % kDim].get<double>() + 3.0;
-        word.clear();
-      };
-      for (char c : in["input"].get<std::string>()) {
-        if (std::isalpha(static_cast<unsigned char>(c))) word.push_back(static_cast<char>(std::tolower(c)));
-        else flush();
+      std::vector<std::string> inputs;
+      if (in["input"].is_string()) inputs.push_back(in["input"].get<std::string>());
+      else for (const auto& x : in["input"]) inputs.push_back(x.get<std::string>());
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        sizes_.push_back(inputs.size());
       }
-      flush();
-      if (mode == 4) v[0] = "x";
-      nlohmann::json body = {{"object", "list"},
-                             {"data", {{{"object", "embedding"}, {"index", 0}, {"embedding", v}}}},
-                             {"model", "tiny"}};
+      nlohmann::json data = nlohmann::json::array();
+      for (size_t k = 0; k < inputs.size(); ++k)
+        data.push_back({{"object", "embedding"}, {"index", k}, {"embedding", Vector(inputs[k], mode)}});
+      if (mode == 5) std::reverse(data.begin(), data.end());  // the index field says which is which
+      nlohmann::json body = {{"object", "list"}, {"data", data}, {"model", "tiny"}};
       res.set_content(body.dump(), "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -82,6 +78,30 @@ class FakeEmbeddingServer {
     std::lock_guard<std::mutex> l(mu_);
     return last_auth_;
   }
+  std::vector<size_t> sizes() {  // texts per answered request
+    std::lock_guard<std::mutex> l(mu_);
+    return sizes_;
+  }
+
+  // Bag of lower-cased words hashed into kDim buckets, weight 3 each.
+  static nlohmann::json Vector(const std::string& text, int mode) {
+    std::vector<nlohmann::json> v(mode == 3 ? kDim + 1 : kDim, 0.0);
+    std::string word;
+    auto flush = [&] {
+      if (word.empty()) return;
+      uint64_t h = 1469598103934665603ULL;
+      for (unsigned char c : word) h = (h ^ c) * 1099511628211ULL;
+      v[h % kDim] = v[h % kDim].get<double>() + 3.0;
+      word.clear();
+    };
+    for (char c : text) {
+      if (std::isalpha(static_cast<unsigned char>(c))) word.push_back(static_cast<char>(std::tolower(c)));
+      else flush();
+    }
+    flush();
+    if (mode == 4) v[0] = "x";
+    return v;
+  }
 
  private:
   httplib::Server server_;
@@ -90,6 +110,7 @@ class FakeEmbeddingServer {
   std::atomic<int> mode_{0}, requests_{0};
   std::mutex mu_;
   std::string last_auth_;
+  std::vector<size_t> sizes_;
 };
 
 HttpEmbedderOptions Opts(const std::string& url) {
@@ -116,6 +137,28 @@ TEST(HttpEmbedder, LearnsTheDimensionAndReturnsUnitVectors) {
   for (float x : a) norm += x * x;
   EXPECT_NEAR(norm, 1.0, 1e-5);
   EXPECT_EQ(a, b);
+}
+
+TEST(HttpEmbedder, BatchesAreOneRequestPer64TextsAndKeepTheirOrder) {
+  FakeEmbeddingServer server;
+  auto e = ConnectHttpEmbedder(Opts(server.url()));
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  std::vector<std::string> texts;
+  for (int i = 0; i < 70; ++i) texts.push_back("turn number " + std::string(1, static_cast<char>('a' + i % 26)) + " words");
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  for (int mode : {0, 5}) {
+    server.set_mode(mode);
+    std::vector<float> batch(texts.size() * kDim), one(kDim);
+    const int before = server.requests();
+    ASSERT_TRUE((*e)->EmbedBatch(views, batch.data()).ok());
+    EXPECT_EQ(server.requests() - before, 2);  // 64 + 6
+    server.set_mode(0);
+    for (size_t i = 0; i < texts.size(); ++i) {
+      ASSERT_TRUE((*e)->Embed(texts[i], one.data()).ok());
+      const auto row = batch.begin() + static_cast<std::ptrdiff_t>(i * kDim);
+      EXPECT_EQ(std::vector<float>(row, row + kDim), one) << "mode " << mode << " text " << i;
+    }
+  }
 }
 
 TEST(HttpEmbedder, AcceptsABaseUrlWithPrefixAndV1) {
@@ -172,6 +215,9 @@ TEST(HttpEmbedder, ServesAsTheDenseViewOfAMemoryAndLosesNothingWhenItFails) {
                                         testing::MakeTurn("D1:2", "Ana", "The car broke down on the motorway"),
                                         testing::MakeTurn("D1:3", "Bob", "My garden is full of tomatoes")})
                   .ok());
+  // The probe, then the three turns in one request (edge tails the graph gained follow, one each).
+  ASSERT_GE(server.sizes().size(), 2u);
+  EXPECT_EQ(server.sizes()[1], 3u);
   SearchOptions so;
   so.method = Method::kDense;
   auto r = (*mem)->Search(ana, "the motorway car", so);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ontomem/status.h"
 
@@ -19,6 +20,12 @@ class Embedder {
   // Writes dim() floats with unit L2 norm into `out` (all zeros when no word is known).
   // Thread-safe.
   virtual Status Embed(std::string_view text, float* out) const = 0;
+  // Embeds every text, row i at out + i * dim(). The default embeds them one by one; a remote
+  // embedder sends them in few requests (ingest and reindexing call this). Thread-safe.
+  virtual Status EmbedBatch(const std::vector<std::string_view>& texts, float* out) const {
+    for (size_t i = 0; i < texts.size(); ++i) RETURN_IF_ERROR(Embed(texts[i], out + i * static_cast<size_t>(dim())));
+    return Status::Ok();
+  }
 };
 
 // Loads the default GloVe-SIF embedder from a lexicon file made by `ontomem lexicon build`.
@@ -40,7 +47,7 @@ struct HttpEmbedderOptions {
 // what went wrong (no answer, HTTP status, a body without one numeric vector). The embedder's
 // id() is "http:<model>:<dim>": vectors stored by another model are recomputed on each user's
 // next load, as after a lexicon change.
-// Embed() is thread-safe; every call is one request, and any failure is Unavailable.
+// Thread-safe; Embed() is one request, EmbedBatch() one per 64 texts; any failure is Unavailable.
 StatusOr<std::shared_ptr<Embedder>> ConnectHttpEmbedder(const HttpEmbedderOptions& options);
 
 }  // namespace ontomem

@@ -3,6 +3,7 @@
 // and connecting fails with Unavailable saying so.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -43,21 +44,31 @@ class HttpEmbedder final : public Embedder {
   std::string id() const override { return fmt::format("http:{}:{}", o_.model, dim_); }
   int dim() const override { return dim_; }
 
-  Status Embed(std::string_view text, float* out) const override {
-    std::vector<float> v;
-    RETURN_IF_ERROR(Request(text, &v));
-    if (static_cast<int>(v.size()) != dim_)
-      return Fail(fmt::format("returned {} numbers, the model gave {} before", v.size(), dim_));
-    Normalise(v.data(), dim_, out);
+  Status Embed(std::string_view text, float* out) const override { return EmbedBatch({text}, out); }
+
+  Status EmbedBatch(const std::vector<std::string_view>& texts, float* out) const override {
+    constexpr size_t kPerRequest = 64;
+    std::vector<std::vector<float>> rows;
+    for (size_t at = 0; at < texts.size(); at += kPerRequest) {
+      const size_t n = std::min(kPerRequest, texts.size() - at);
+      RETURN_IF_ERROR(Request(std::vector<std::string_view>(texts.begin() + static_cast<std::ptrdiff_t>(at),
+                                                            texts.begin() + static_cast<std::ptrdiff_t>(at + n)),
+                              &rows));
+      for (size_t i = 0; i < n; ++i) {
+        if (static_cast<int>(rows[i].size()) != dim_)
+          return Fail(fmt::format("returned {} numbers, the model gave {} before", rows[i].size(), dim_));
+        Normalise(rows[i].data(), dim_, out + (at + i) * static_cast<size_t>(dim_));
+      }
+    }
     return Status::Ok();
   }
 
   // Learns the dimension from one probe.
   Status Probe() {
-    std::vector<float> v;
-    RETURN_IF_ERROR(Request("hello", &v));
-    if (v.empty()) return Fail("returned an empty vector");
-    dim_ = static_cast<int>(v.size());
+    std::vector<std::vector<float>> rows;
+    RETURN_IF_ERROR(Request({"hello"}, &rows));
+    if (rows[0].empty()) return Fail("returned an empty vector");
+    dim_ = static_cast<int>(rows[0].size());
     return Status::Ok();
   }
 
@@ -73,13 +84,16 @@ class HttpEmbedder final : public Embedder {
     for (int i = 0; i < n; ++i) out[i] = v[i] * inv;
   }
 
-  Status Request(std::string_view text, std::vector<float>* out) const {
+  // One request for `texts`; `out` gets one vector per text, in order (the answer's "index").
+  Status Request(const std::vector<std::string_view>& texts, std::vector<std::vector<float>>* out) const {
 #ifndef CPPHTTPLIB_OPENSSL_SUPPORT
-    (void)text;
+    (void)texts;
     (void)out;
     return Fail("this build has no HTTP client (cpp-httplib's pkg-config flags were not found)");
 #else
-    nlohmann::json req = {{"model", o_.model}, {"input", std::string(Cut(text, o_.max_text_bytes))}};
+    nlohmann::json input = nlohmann::json::array();
+    for (std::string_view t : texts) input.push_back(std::string(Cut(t, o_.max_text_bytes)));
+    nlohmann::json req = {{"model", o_.model}, {"input", std::move(input)}};
     std::string body;
     try {
       body = req.dump();
@@ -95,18 +109,33 @@ class HttpEmbedder final : public Embedder {
     if (res->status != 200) return Fail(fmt::format("HTTP {}: {}", res->status, std::string(Cut(res->body, 200))));
     const auto json = nlohmann::json::parse(res->body, nullptr, false);
     if (json.is_discarded()) return Fail("the answer is not JSON");
-    const nlohmann::json* vec = nullptr;
-    if (json.is_object() && json.contains("data") && json["data"].is_array() && !json["data"].empty() &&
-        json["data"][0].is_object() && json["data"][0].contains("embedding"))
-      vec = &json["data"][0]["embedding"];
-    if (!vec || !vec->is_array()) return Fail("the answer has no data[0].embedding array");
-    out->clear();
-    out->reserve(vec->size());
-    for (const auto& x : *vec) {
-      if (!x.is_number()) return Fail("data[0].embedding holds a value that is not a number");
-      const float f = x.get<float>();
-      if (!std::isfinite(f)) return Fail("data[0].embedding holds a value that is not finite");
-      out->push_back(f);
+    if (!json.is_object() || !json.contains("data") || !json["data"].is_array())
+      return Fail("the answer has no data array");
+    const auto& data = json["data"];
+    if (data.size() != texts.size())
+      return Fail(fmt::format("the answer has {} vectors for {} texts", data.size(), texts.size()));
+    out->assign(texts.size(), {});
+    std::vector<bool> seen(texts.size(), false);
+    for (size_t j = 0; j < data.size(); ++j) {
+      const auto& item = data[j];
+      if (!item.is_object() || !item.contains("embedding") || !item["embedding"].is_array())
+        return Fail(fmt::format("data[{}] has no embedding array", j));
+      size_t i = j;
+      if (item.contains("index")) {
+        if (!item["index"].is_number_unsigned() || item["index"].get<size_t>() >= texts.size())
+          return Fail(fmt::format("data[{}].index is not one of the {} texts", j, texts.size()));
+        i = item["index"].get<size_t>();
+      }
+      if (seen[i]) return Fail(fmt::format("data[{}].index repeats {}", j, i));
+      seen[i] = true;
+      auto& v = (*out)[i];
+      v.reserve(item["embedding"].size());
+      for (const auto& x : item["embedding"]) {
+        if (!x.is_number()) return Fail(fmt::format("data[{}].embedding holds a value that is not a number", j));
+        const float f = x.get<float>();
+        if (!std::isfinite(f)) return Fail(fmt::format("data[{}].embedding holds a value that is not finite", j));
+        v.push_back(f);
+      }
     }
     return Status::Ok();
 #endif

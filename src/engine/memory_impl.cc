@@ -145,18 +145,26 @@ Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
   auto mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
   const std::string eid = embedder_->id();
   const size_t dim = static_cast<size_t>(embedder_->dim());
-  std::vector<TurnRecord> stale;
-  for (TurnRecord& r : *loaded) {
-    // Vectors from another embedder (or none) are recomputed and written back once, so a
-    // change of embedder needs no separate reindex step.
-    if (r.embedder_id != eid || r.vector.size() != dim) {
-      r.vector.assign(dim, 0.0f);
-      RETURN_IF_ERROR(embedder_->Embed(r.stored.turn.text, r.vector.data()));
-      r.embedder_id = eid;
-      stale.push_back(r);
+  // Vectors from another embedder (or none) are recomputed and written back once, so a change
+  // of embedder needs no separate reindex step.
+  std::vector<size_t> stale_at;
+  std::vector<std::string_view> stale_texts;
+  for (size_t i = 0; i < loaded->size(); ++i)
+    if (const TurnRecord& r = (*loaded)[i]; r.embedder_id != eid || r.vector.size() != dim) {
+      stale_at.push_back(i);
+      stale_texts.push_back(r.stored.turn.text);
     }
-    RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
+  std::vector<float> fresh(stale_at.size() * dim);
+  RETURN_IF_ERROR(embedder_->EmbedBatch(stale_texts, fresh.data()));
+  std::vector<TurnRecord> stale;
+  for (size_t j = 0; j < stale_at.size(); ++j) {
+    TurnRecord& r = (*loaded)[stale_at[j]];
+    r.vector.assign(fresh.begin() + static_cast<std::ptrdiff_t>(j * dim),
+                    fresh.begin() + static_cast<std::ptrdiff_t>((j + 1) * dim));
+    r.embedder_id = eid;
+    stale.push_back(r);
   }
+  for (const TurnRecord& r : *loaded) RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   if (!stale.empty()) RETURN_IF_ERROR(store_->UpdateVectors(key, stale));
   // The graph is rebuilt by replaying the stored assertions in order (the reference); the
   // stored edge snapshot is what inspection tools read.
@@ -233,13 +241,20 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
                                                  turns.size(), options_.max_batch_turns));
   std::vector<TurnRecord> records(turns.size());
   const std::string eid = embedder_->id();
+  const size_t dim = static_cast<size_t>(embedder_->dim());
+  std::vector<std::string_view> texts(turns.size());
   for (size_t i = 0; i < turns.size(); ++i) {
     RETURN_IF_ERROR(ValidateTurn(turns[i], options_,
                                  turns[i].id.empty() ? fmt::format("turn {}", i)
                                                      : fmt::format("turn {} (id {})", i, turns[i].id)));
+    texts[i] = turns[i].text;
+  }
+  std::vector<float> vectors(turns.size() * dim);
+  RETURN_IF_ERROR(embedder_->EmbedBatch(texts, vectors.data()));
+  for (size_t i = 0; i < turns.size(); ++i) {
     records[i].stored.turn = turns[i];
-    records[i].vector.assign(static_cast<size_t>(embedder_->dim()), 0.0f);
-    RETURN_IF_ERROR(embedder_->Embed(turns[i].text, records[i].vector.data()));
+    records[i].vector.assign(vectors.begin() + static_cast<std::ptrdiff_t>(i * dim),
+                             vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * dim));
     records[i].embedder_id = eid;
   }
   // Step I outside any lock: extraction only reads the turn.
