@@ -8,7 +8,7 @@
 #include "extract/verifier.h"
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-#include <httplib.h>
+#include "loopback_http.h"
 
 #include <nlohmann/json.hpp>
 #endif
@@ -22,7 +22,7 @@ namespace {
 class FakeChatServer {
  public:
   FakeChatServer() {
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    http_.server().Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
       requests_++;
       last_body_ = req.body;
       const int mode = mode_.load();
@@ -39,23 +39,16 @@ class FakeChatServer {
                              {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}}}}};
       res.set_content(body.dump(), "application/json");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 200 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    http_.Start();
   }
-  ~FakeChatServer() {
-    server_.stop();
-    thread_.join();
-  }
-  int port() const { return port_; }
+  ~FakeChatServer() { http_.Stop(); }  // before the members its handler reads
+  int port() const { return http_.port(); }
   void set_mode(int m) { mode_ = m; }
   int requests() const { return requests_.load(); }
   std::string last_body() const { return last_body_; }
 
  private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
+  testing::LoopbackHttpServer http_;
   std::atomic<int> mode_{0}, requests_{0};
   std::string last_body_;
 };

@@ -15,7 +15,7 @@
 #include "test_util.h"
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-#include <httplib.h>
+#include "loopback_http.h"
 
 #include <nlohmann/json.hpp>
 #endif
@@ -33,7 +33,7 @@ constexpr int kDim = 32;
 class FakeEmbeddingServer {
  public:
   explicit FakeEmbeddingServer(const std::string& path = "/v1/embeddings") {
-    server_.Post(path, [this](const httplib::Request& req, httplib::Response& res) {
+    http_.server().Post(path, [this](const httplib::Request& req, httplib::Response& res) {
       requests_++;
       {
         std::lock_guard<std::mutex> l(mu_);
@@ -61,17 +61,11 @@ class FakeEmbeddingServer {
       nlohmann::json body = {{"object", "list"}, {"data", data}, {"model", "tiny"}};
       res.set_content(body.dump(), "application/json");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 200 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    http_.Start();
   }
   ~FakeEmbeddingServer() { Stop(); }
-  void Stop() {
-    if (!thread_.joinable()) return;
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  void Stop() { http_.Stop(); }
+  std::string url() const { return http_.url(); }
   void set_mode(int m) { mode_ = m; }
   int requests() const { return requests_.load(); }
   std::string last_auth() {
@@ -104,9 +98,7 @@ class FakeEmbeddingServer {
   }
 
  private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
+  testing::LoopbackHttpServer http_;
   std::atomic<int> mode_{0}, requests_{0};
   std::mutex mu_;
   std::string last_auth_;
