@@ -13,10 +13,11 @@
 #   conversations (`bench compose-recall`, seed 1: "what did you tell me about ..."); the setting
 #   is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in docs/RESULTS.md), those two
 #   topics composed with seed 3 and recall seed 2.
-# - dense-first combiner (the searches without graph candidates, all of LoCoMo): the same
-#   IPR-synth and PrefEval train splits' dense-first queries plus the five LoCoMo dev
-#   conversations, cross-validated one conversation out (the setting is chosen on the held-out
-#   conversations' mean; IPR-synth and PrefEval dev are reported). LoCoMo's other five
+# - dense-first combiner (the searches without graph candidates, all of LoCoMo, and questions
+#   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
+#   queries plus the five LoCoMo dev conversations, cross-validated one conversation out (the
+#   setting is chosen on the held-out conversations' mean; IPR-synth, PrefEval and recall dev
+#   are reported). LoCoMo's other five
 #   conversations are not in this workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
 # topics and the IPR-synth test split are never read. About 13 minutes on 2 cores.
@@ -66,7 +67,8 @@ L="$DATA/locomo/locomo_dev5.json"
   --train "$WORK/ipr_train_x1.json" --train "$WORK/ipr_train_x8.json" \
   --train "$WORK/pe_comb_explicit_s2.json" --train "$WORK/pe_comb_choice_s2.json" \
   --train "$WORK/pe_comb_explicit_s4.json" --train "$WORK/pe_comb_choice_s4.json" \
+  --train "$WORK/recall_s1.json" \
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
   --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
-  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" \
+  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" --dev "$WORK/recall_s2.json" \
   --out models/retrieval/combiner_dense.bin

@@ -35,10 +35,10 @@ GraphPolicy RomancePolicy() {
   return p;
 }
 
-Turn T(std::string id, std::string text, int64_t t, std::string session) {
+Turn T(std::string id, std::string text, int64_t t, std::string session, std::string speaker = "Ana") {
   Turn turn;
   turn.id = std::move(id);
-  turn.speaker = "Ana";
+  turn.speaker = std::move(speaker);
   turn.text = std::move(text);
   turn.time_ms = t;
   turn.session = std::move(session);
@@ -199,6 +199,41 @@ TEST_F(EngineGraphTest, FullFindsAKeywordFreePreferenceThroughTheGraph) {
   auto anon = mem->Search(ana_, "what should I watch this weekend?", so);
   EXPECT_EQ(anon->route, "dense-first");
   EXPECT_EQ(anon->hits[0].turn.turn.id, fusion->hits[0].turn.turn.id);
+}
+
+// A question about what was said ("what did you recommend?") asks to recall the conversation,
+// not for a choice the user's preferences govern: it goes dense-first and finds the companion's
+// reply, which the graph view would rank below the asker's own preference turn. A request
+// naming the same thing stays graph-first.
+TEST_F(EngineGraphTest, QuestionsAboutWhatWasSaidGoDenseFirst) {
+  auto mem = Open();
+  GraphContext ctx;
+  ctx.detect_domains = [](std::string_view, const std::vector<std::string>&) {
+    return std::vector<std::pair<std::string, float>>{{"movies_tv", 1.0f}};
+  };
+  mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), ctx);
+  std::vector<Turn> turns = {T("D1:1", "I love titanic", 1000, "s1"),
+                             T("D1:2", "then I recommend the notebook, another weepy film", 1001, "s1", "Bot")};
+  for (int i = 0; i < 30; ++i)
+    turns.push_back(T("D1:" + std::to_string(i + 3), "weekend plans include paint drying number " + std::to_string(i),
+                      2000 + i, "s1"));
+  ASSERT_TRUE(mem->IngestBatch(ana_, turns).ok());
+  SearchOptions so;
+  so.k = 3;
+  so.asker = "Ana";
+  so.method = Method::kFull;
+  for (const char* q : {"Which film did you recommend to me?", "Remind me of the weepy film.",
+                        "You suggested a film once, which one?", "What did I tell you about films?"}) {
+    auto r = mem->Search(ana_, q, so);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->route, "dense-first") << q;
+  }
+  auto recall = mem->Search(ana_, "Which film did you recommend to me?", so);
+  EXPECT_EQ(recall->hits[0].turn.turn.id, "D1:2");
+  auto request = mem->Search(ana_, "Which film would you recommend for tonight?", so);
+  ASSERT_TRUE(request.ok());
+  EXPECT_EQ(request->route, "graph-first");
+  EXPECT_EQ(request->hits[0].turn.turn.id, "D1:1");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// data/handwritten/requests.json, the hand-written outside check of retrieval: it must stay a
-// valid LoCoMo-format file whose every request names evidence its asker said.
+// data/handwritten/requests.json and recall.json, the hand-written outside checks of retrieval:
+// they must stay valid LoCoMo-format files whose every question names evidence in its history
+// (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -32,6 +33,31 @@ TEST(HandwrittenRequests, EveryRequestHasEvidenceSaidByItsAsker) {
   }
   EXPECT_EQ(requests, 14u);
   EXPECT_EQ(implicit, 11u);
+}
+
+TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
+  auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/recall.json");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  size_t questions = 0, requests = 0, about_the_companion = 0;
+  for (const Sample& s : ds->samples) {
+    std::map<std::string, const Turn*> by_id;
+    for (const Turn& t : s.turns) by_id[t.id] = &t;
+    for (const QaItem& q : s.qa) {
+      ++questions;
+      ASSERT_FALSE(q.speaker.empty()) << q.question;
+      ASSERT_FALSE(q.evidence.empty()) << q.question;
+      for (const auto& id : q.evidence) {
+        auto it = by_id.find(id);
+        ASSERT_NE(it, by_id.end()) << s.sample_id << ": " << id;
+        if (q.implicit.value_or(false)) EXPECT_EQ(it->second->speaker, q.speaker) << q.question;
+        else about_the_companion += it->second->speaker != q.speaker;
+      }
+      requests += q.implicit.value_or(false);
+    }
+  }
+  EXPECT_EQ(questions, 21u);
+  EXPECT_EQ(requests, 6u);
+  EXPECT_EQ(about_the_companion, 9u);  // the rest ask what the user said
 }
 
 }  // namespace

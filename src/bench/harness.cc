@@ -75,6 +75,7 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "graph_domain_share") r->graph_domain_share = v;
   else if (name == "graph_unknown_domain") r->graph_unknown_domain = v;
   else if (name == "lexical_route_z") r->lexical_route_z = v;
+  else if (name == "recall_cues") r->recall_cues = v != 0;
   else if (name == "tail_similarity_share") r->tail_similarity_share = v;
   else if (name == "graph_min_weight") r->graph_min_weight = v;
   else if (name == "rank_unify") r->rank_unify = v != 0;

@@ -18,7 +18,7 @@
 
 namespace ontomem {
 
-inline constexpr size_t kCombinerFeatures = 46;
+inline constexpr size_t kCombinerFeatures = 48;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -35,6 +36,31 @@ bool InvolvesOthers(std::string_view text) {
       "group", "family",    "crew",   "guests",   "household", "kids",     "children",  "friends"};
   for (const auto& t : text::Tokenize(text))
     if (kWords.count(t)) return true;
+  return false;
+}
+
+// A question about what was said before ("what did you recommend to me?", "I mentioned a
+// park, do you remember what I saw there?"): it asks to recall the conversation, not for a
+// choice the user's preferences govern. Cues: a memory verb, "I/you/we" + a past verb of
+// saying, or "did/have/had I/you/we" + a verb of saying.
+bool AsksToRecall(std::string_view query) {
+  static const std::unordered_set<std::string_view> kMemory = {"remember", "recall", "remind", "forgot", "forget"};
+  static const std::unordered_set<std::string_view> kSaid = {
+      "told",   "said",      "mentioned", "shared",    "recommended", "suggested", "gave",       "asked",
+      "talked", "discussed", "described", "explained", "advised",     "showed",    "introduced", "wrote",
+      "sent",   "consulted"};
+  static const std::unordered_set<std::string_view> kSay = {
+      "tell",    "say",     "mention", "share",  "recommend", "suggest",   "give",  "ask",  "talk",
+      "discuss", "describe", "explain", "advise", "show",      "introduce", "write", "send", "consult"};
+  auto person = [](const std::string& w) { return w == "i" || w == "you" || w == "we"; };
+  const auto t = text::Tokenize(query);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (kMemory.count(t[i])) return true;
+    if (i + 1 < t.size() && person(t[i]) && kSaid.count(t[i + 1])) return true;
+    if (i + 2 < t.size() && (t[i] == "did" || t[i] == "have" || t[i] == "had") && person(t[i + 1]) &&
+        (kSay.count(t[i + 2]) || kSaid.count(t[i + 2])))
+      return true;
+  }
   return false;
 }
 
@@ -501,6 +527,7 @@ struct CombinerInputs {
   const std::vector<float>& dense_bare;    // the question alone, without its context
   const std::vector<float>& lexical_bare;
   int64_t graph_candidates;
+  const std::vector<std::pair<std::string, float>>& word_rarity;  // QuestionWordRarity
 };
 
 // The named floor's turns (RetrieverConfig::named_floor): up to `slots` of those saying a word
@@ -524,6 +551,22 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
   std::stable_sort(out.begin(), out.end(),
                    [&](const auto& a, const auto& b) { return lexical_bare[a.first] > lexical_bare[b.first]; });
   if (out.size() > slots) out.resize(slots);
+  return out;
+}
+
+// The question's content words (stemmed, as the lexical index has them) with how rare each is
+// in general English, 0 (common) to 1 (not in the lexicon): "what's your advice there?" shares
+// only everyday words with any thank-you for advice, while "what did you tell me about
+// glazing?" names its turn. Empty without a lexicon.
+std::vector<std::pair<std::string, float>> QuestionWordRarity(std::string_view query, const GraphContext& ctx) {
+  std::vector<std::pair<std::string, float>> out;
+  if (!ctx.word_rank) return out;
+  for (const std::string& w : text::Tokenize(query)) {
+    if (text::IsStopWord(w) || !std::isalpha(static_cast<unsigned char>(w[0]))) continue;
+    const int64_t rank = ctx.word_rank(w);
+    // Ranks are by frequency; e^13 is about the lexicon's size (341k words).
+    out.emplace_back(text::Stem(w), rank < 0 ? 1.0f : std::min(1.0f, std::log1p(static_cast<float>(rank)) / 13.0f));
+  }
   return out;
 }
 
@@ -652,6 +695,14 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[44] = zat(zdb, i, 0);
     x[45] = max_lzb;
   }
+  // The rarest question word each candidate says itself (the turn, not its neighbours).
+  float query_rarity = 0;
+  for (const auto& [stem, rarity] : in.word_rarity) {
+    query_rarity = std::max(query_rarity, rarity);
+    for (int32_t d : user.bm25().DocsWith(stem, 1.0f))
+      if (slot[d] >= 0) rows[slot[d]].second[47] = std::max(rows[slot[d]].second[47], rarity);
+  }
+  for (auto& row : rows) row.second[46] = query_rarity;
   return rows;
 }
 
@@ -746,9 +797,14 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       std::vector<int32_t> fused_order = TopK(fused, n, false);
       result.route = GraphView(user, query, options, config, ctx, dense, embedder, qv, &gv, &result.query_domains);
       std::vector<float>& s_graph = gv.score;
-      // Static policy: a query with a strong lexical match names what it wants, so the
-      // fused views lead (dense-first) and the graph only breaks ties.
+      // Static policy: a question about what was said, or (lexical_route_z) one with a strong
+      // lexical match, names what it wants, so the fused views lead (dense-first) and the
+      // graph only breaks ties.
       float wg = config.w_graph;
+      if (result.route == "graph-first" && config.recall_cues && AsksToRecall(query)) {
+        wg *= 0.2f;
+        result.route = "dense-first";
+      }
       if (config.lexical_route_z > 0) {
         const auto zl = ZNormalise(lexical);
         const float max_z = zl.empty() ? 0.0f : *std::max_element(zl.begin(), zl.end());
@@ -886,7 +942,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         const auto rows = CombinerCandidates(user, query, options, config,
                                              {gv, dense, lexical, fused, fused_order, rewrite, projected, profile_scores,
                                               in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
-                                              result.graph_candidates});
+                                              result.graph_candidates, QuestionWordRarity(query, ctx)});
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).

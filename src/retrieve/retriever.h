@@ -75,6 +75,10 @@ struct RetrieverConfig {
   bool group_from_context = true;
   // A query whose best lexical z-score reaches this is routed dense-first (0 = never).
   float lexical_route_z = 0.0f;
+  // A question about what was said before ("what did you recommend to me?", "I mentioned a
+  // course, do you remember which day?") is routed dense-first: it asks to recall a
+  // conversation, not for a choice the user's preferences govern (docs/combiner.md).
+  bool recall_cues = true;
 
   // Uncertainty (method full): one expansion when the top two unified scores are within this
   // relative margin, or when the graph and fused views share less than this share of their
