@@ -45,6 +45,15 @@ Turn T(std::string id, std::string text, int64_t t, std::string session, std::st
   return turn;
 }
 
+// Every query is about movies.
+GraphContext MoviesContext() {
+  GraphContext ctx;
+  ctx.detect_domains = [](std::string_view, const std::vector<std::string>&) {
+    return std::vector<std::pair<std::string, float>>{{"movies_tv", 1.0f}};
+  };
+  return ctx;
+}
+
 class EngineGraphTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::MakeTempDir("ontomem-graph"); }
@@ -168,11 +177,7 @@ TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
 // that shares no word with it. Fusion misses it; the graph view brings it back and says why.
 TEST_F(EngineGraphTest, FullFindsAKeywordFreePreferenceThroughTheGraph) {
   auto mem = Open();
-  GraphContext ctx;
-  ctx.detect_domains = [](std::string_view, const std::vector<std::string>&) {
-    return std::vector<std::pair<std::string, float>>{{"movies_tv", 1.0f}};
-  };
-  mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), ctx);
+  mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), MoviesContext());
   std::vector<Turn> turns = {T("D1:1", "I love titanic", 1000, "s1")};
   for (int i = 0; i < 60; ++i)
     turns.push_back(T("D1:" + std::to_string(i + 2), "weekend plans include watching paint dry number " +
@@ -207,11 +212,7 @@ TEST_F(EngineGraphTest, FullFindsAKeywordFreePreferenceThroughTheGraph) {
 // naming the same thing stays graph-first.
 TEST_F(EngineGraphTest, QuestionsAboutWhatWasSaidGoDenseFirst) {
   auto mem = Open();
-  GraphContext ctx;
-  ctx.detect_domains = [](std::string_view, const std::vector<std::string>&) {
-    return std::vector<std::pair<std::string, float>>{{"movies_tv", 1.0f}};
-  };
-  mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), ctx);
+  mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), MoviesContext());
   std::vector<Turn> turns = {T("D1:1", "I love titanic", 1000, "s1"),
                              T("D1:2", "then I recommend the notebook, another weepy film", 1001, "s1", "Bot")};
   for (int i = 0; i < 30; ++i)
