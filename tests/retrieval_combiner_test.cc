@@ -161,6 +161,34 @@ TEST_F(CombinerTest, LexicalFloorKeepsTheQuestionsBestMatchInTheTopK) {
     EXPECT_EQ(vague_with.hits[i].turn.turn.id, vague_without.hits[i].turn.turn.id) << i;
 }
 
+TEST_F(CombinerTest, GraphFirstLexicalFloorWantsTwoOfTheQuestionsWords) {
+  // A request sharing one everyday word with chit-chat ("advice") reserves no slot for it on
+  // the graph-first route; a question naming a phrase of a turn still does.
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "thanks for the advice on mulching roses", 5000)}).ok());
+  UsePipeline(Prefers("graph_has"));
+  auto has = [](const SearchResult& r, const std::string& id) {
+    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
+  };
+  RetrieverConfig rc;
+  rc.lexical_floor = 0.2f;  // one slot of the top 5
+  rc.lexical_floor_min_terms_graph_first = 1;
+  mem_->set_retriever_config(rc);
+  const std::string vague = "what should I watch, any advice";
+  auto any_word = Search(vague, "Ana");
+  ASSERT_EQ(any_word.route, "graph-first+combiner");
+  EXPECT_TRUE(has(any_word, "D2:1"));  // the floor took it for "advice"
+  rc.lexical_floor_min_terms_graph_first = 2;
+  mem_->set_retriever_config(rc);
+  auto two_words = Search(vague, "Ana");
+  ASSERT_EQ(two_words.route, "graph-first+combiner");
+  EXPECT_FALSE(has(two_words, "D2:1"));
+  EXPECT_EQ(two_words.hits[0].turn.turn.id, "D1:1");
+  // Naming two of its words ("mulching roses") keeps the slot.
+  auto named = Search("what should I watch after mulching roses", "Ana");
+  ASSERT_EQ(named.route, "graph-first+combiner");
+  EXPECT_TRUE(has(named, "D2:1"));
+}
+
 TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {
   ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "we only have Framely at home", 5000),
                                        TimedTurn("D2:2", "Ana", "sounds good to me", 5001)})

@@ -554,6 +554,26 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
   return out;
 }
 
+// The question's bare lexical scores, kept only for turns that say at least `min_terms` of its
+// distinct content words themselves: a request shares one everyday word with chit-chat by
+// chance ("what's your advice there?"), a question naming what it asks about shares a phrase
+// ("my take on a Sunday planning session"). A name one word long is the named floor's.
+std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, size_t min_terms,
+                                const std::vector<float>& lexical_bare) {
+  if (min_terms <= 1) return lexical_bare;
+  auto terms = text::ContentTerms(query);
+  std::sort(terms.begin(), terms.end());
+  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+  std::vector<uint8_t> said(lexical_bare.size(), 0);
+  for (const std::string& t : terms)
+    for (int32_t d : user.bm25().DocsWith(t, 1.0f))
+      if (said[d] < 255) ++said[d];
+  std::vector<float> out(lexical_bare.size(), 0.0f);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (said[i] >= min_terms) out[i] = lexical_bare[i];
+  return out;
+}
+
 // The question's content words (stemmed, as the lexical index has them) with how rare each is
 // in general English, 0 (common) to 1 (not in the lexicon): "what's your advice there?" shares
 // only everyday words with any thank-you for advice, while "what did you tell me about
@@ -956,7 +976,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             floor_top.push_back(i);
             floor_why[i] = "floor: names '" + word + "'";
           }
-          for (int32_t i : TopK(lexical_bare, static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k))), true))
+          const size_t slots = static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k)));
+          for (int32_t i : TopK(graph_first ? FloorMatches(user, query, config.lexical_floor_min_terms_graph_first, lexical_bare)
+                                            : lexical_bare, slots, true))
             if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
         }
         if (config.candidate_log) {

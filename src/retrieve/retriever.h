@@ -101,9 +101,14 @@ struct RetrieverConfig {
   // Share of the top k reserved for the best lexical matches of the question alone (without
   // its context) when a combiner ranked (rounded; 0 = none): they replace the combiner's
   // lowest picks unless already in. 0.1 (one slot of 10) lifts the explicit slices of IPR dev
-  // to fusion's level without costing its implicit ones (docs/combiner.md, docs/RESULTS.md);
-  // recall-heavy workloads ("what did you recommend to me?") want 0.3.
+  // to fusion's level (docs/combiner.md, docs/RESULTS.md); recall-heavy workloads ("what did
+  // you recommend to me?") want 0.3.
   float lexical_floor = 0.1f;
+  // On the graph-first route a floor turn must say at least this many of the question's
+  // distinct content words itself (1 = any match): a request for a recommendation shares one
+  // everyday word with chit-chat by chance ("what's your advice there?"), and that slot cost
+  // IPR dev-B's implicit requests a point at 8x history (docs/RESULTS.md, session 13).
+  size_t lexical_floor_min_terms_graph_first = 2;
   // Named floor: a word of the question that general English hardly knows (absent from the
   // word-vector lexicon or rarer than rank `named_floor_rank`: "Framely", "timeboxing") and
   // that at most `named_floor_max_turns` of the user's turns say is a name for something in
