@@ -148,6 +148,27 @@ TEST(ExtractRuleVerifier, AStanceOfSomeoneElseIsNotTheSpeakers) {
   EXPECT_TRUE(v.Verify(Cand(t4.text, "Kinetra", "USES", Modality::kAsserted), t4).valid);
 }
 
+TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
+  RuleVerifier v;
+  auto past = [&](const std::string& text, const std::string& tail, const std::string& rel) {
+    const Turn t = MakeTurn(text);
+    const Verdict d = v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t);
+    EXPECT_TRUE(d.valid) << text;
+    return d.past;
+  };
+  EXPECT_TRUE(past("Back in the day I'd queue for every Marvel premiere.", "Marvel premiere", "LIKES"));
+  EXPECT_TRUE(past("Ten years ago I was mad about rally driving.", "rally driving", "LIKES"));
+  EXPECT_TRUE(past("I was a vegetarian in my thirties.", "vegetarian", "FOLLOWS_DIET"));
+  EXPECT_TRUE(past("We used to take the ferry to Bergen every summer.", "ferry", "HAS_HABIT"));
+  // The clause after a contrast is current; so is the accustomed sense of "used to".
+  EXPECT_FALSE(past("I used to hate olives, but now I adore capers.", "capers", "LIKES"));
+  EXPECT_TRUE(past("I used to hate olives, but now I adore capers.", "olives", "DISLIKES"));
+  EXPECT_FALSE(past("Still getting used to the tram, it beats driving.", "tram", "USES"));
+  // The simple past alone is a stance held now; kin stay kin.
+  EXPECT_FALSE(past("I loved Titanic.", "Titanic", "LIKES"));
+  EXPECT_FALSE(past("My uncle used to fix clocks.", "uncle", "HAS_RELATIVE"));
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:

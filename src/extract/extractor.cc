@@ -82,7 +82,10 @@ std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
     if (prob >= options_.threshold) {
       const Verdict v = verifier_->Verify(a, turn);
       if (!v.valid) a.confidence = prob * options_.rejected_factor;
-      else if (!v.relation.empty()) a.relation = v.relation;
+      else {
+        if (!v.relation.empty()) a.relation = v.relation;
+        if (v.past) a.modality = Modality::kPast;
+      }
     }
     out.push_back(std::move(a));
   }

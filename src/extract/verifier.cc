@@ -77,6 +77,45 @@ bool SaidOfSomeoneElse(const std::vector<Token>& t, int at) {
   return false;
 }
 
+// Whether the clause around token `at` places its stance in the past: "used to", "back in the
+// day" / "back then", "years ago", "as a kid", "in my twenties", "when I was younger", "no
+// longer". ("I don't drink any more" is a current avoidance.) A clause ends at punctuation or a contrast word ("I used to be
+// vegetarian but now I'm vegan": the vegan clause is current). The simple past alone is not
+// enough: "I loved Titanic" is a stance held now about a film seen then.
+bool PastClause(const std::vector<Token>& t, int at) {
+  static const std::set<std::string, std::less<>> kContrast = {"but", "now", "though", "although", "whereas",
+                                                              "nowadays", "today", "currently"};
+  static const std::set<std::string, std::less<>> kAccustomed = {"get", "gets", "getting", "got", "gotten", "be", "am",
+                                                                "is", "are", "was", "were", "'m", "'re", "'s",
+                                                                "not", "so", "become", "grown"};
+  static const std::set<std::string, std::less<>> kAgo = {"years", "ages", "decades", "long", "months"};
+  static const std::set<std::string, std::less<>> kLifeStage = {
+      "kid", "child", "teenager", "teen", "student", "youngster", "boy", "girl", "undergrad"};
+  static const std::set<std::string, std::less<>> kDecades = {"teens", "twenties", "thirties", "forties",
+                                                             "fifties", "youth", "childhood", "younger"};
+  auto bound = [&](int i) { return ClauseEnd(t[static_cast<size_t>(i)]) || kContrast.count(t[static_cast<size_t>(i)].lower); };
+  int lo = at, hi = at;
+  while (lo > 0 && !bound(lo - 1)) --lo;
+  while (hi < static_cast<int>(t.size()) && !bound(hi)) ++hi;
+  auto w = [&](int i) -> const std::string& {
+    static const std::string kEmpty;
+    return i >= lo && i < hi ? t[static_cast<size_t>(i)].lower : kEmpty;
+  };
+  for (int i = lo; i < hi; ++i) {
+    const std::string& x = w(i);
+    // "used to" as a past habit, not as "accustomed to" ("still getting used to the rain").
+    if (x == "used" && w(i + 1) == "to" && !kAccustomed.count(w(i - 1))) return true;
+    if (x == "back" && (w(i + 1) == "then" || (w(i + 1) == "in" && w(i + 2) == "the" && w(i + 3) == "day"))) return true;
+    if (x == "ago" && kAgo.count(w(i - 1))) return true;
+    if (x == "once" && w(i + 1) == "upon") return true;
+    if (x == "no" && w(i + 1) == "longer") return true;
+    if (x == "as" && (w(i + 1) == "a" || w(i + 1) == "an") && kLifeStage.count(w(i + 2))) return true;
+    if ((x == "my" || x == "our") && kDecades.count(w(i + 1)) && (w(i - 1) == "in" || w(i - 1) == "during")) return true;
+    if (x == "when" && (w(i + 1) == "i" || w(i + 1) == "we") && w(i + 2) == "was" && kDecades.count(w(i + 3))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
@@ -123,6 +162,11 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     }
     // (8) The speaker holds no stance stated of someone else ("they'll love the icecream").
     if (c.head_is_speaker && SaidOfSomeoneElse(toks, tb)) return reject("said of someone else");
+    // (9) A stance placed in the past no longer holds.
+    // Kin stay kin: "my brother used to race motocross" still has the brother.
+    if (c.modality == Modality::kAsserted && c.relation != "HAS_RELATIVE" && c.relation != "HAS_FRIEND" &&
+        PastClause(toks, tb))
+      v.past = true;
     // (5) LIKES vs DISLIKES against an unambiguous stance that a negation reversed ("don't
     // like", "never lets me down"): normalise the relation. Unnegated stance words are left to
     // the classifier ("so tired after work, painting helps").

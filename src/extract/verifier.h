@@ -18,6 +18,7 @@ namespace ontomem::extract {
 struct Verdict {
   bool valid = true;
   std::string relation;  // normalised relation id; empty = keep the candidate's
+  bool past = false;     // a stance that no longer holds: the modality becomes kPast
   std::string reason;    // why it was rejected ("negation cue", "type mismatch", ...); "" if valid
   bool fallback = false; // LlmVerifier: the endpoint failed and the rule verdict was used
 };
@@ -40,7 +41,9 @@ class Verifier {
 // asserted inside a conditional; (7) an asserted habit needs its holder ("I", "we") or a word of
 // frequency in its sentence ("Our street is being dug up again" is no habit); (8) a speaker's
 // fact is rejected when the nearest subject pronoun before the tail is a third person ("I have
-// no doubt they'll love the icecream").
+// no doubt they'll love the icecream"); (9) an asserted stance whose clause places it in the
+// past ("used to", "back in the day", "in my twenties", "years ago", "no longer") becomes a
+// past one: it says what held once, not what holds now (kinship excepted).
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
