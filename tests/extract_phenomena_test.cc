@@ -154,7 +154,7 @@ TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
     const Turn t = MakeTurn(text);
     const Verdict d = v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t);
     EXPECT_TRUE(d.valid) << text;
-    return d.past;
+    return d.modality == Modality::kPast;
   };
   EXPECT_TRUE(past("Back in the day I'd queue for every Marvel premiere.", "Marvel premiere", "LIKES"));
   EXPECT_TRUE(past("Ten years ago I was mad about rally driving.", "rally driving", "LIKES"));
@@ -167,6 +167,24 @@ TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
   // The simple past alone is a stance held now; kin stay kin.
   EXPECT_FALSE(past("I loved Titanic.", "Titanic", "LIKES"));
   EXPECT_FALSE(past("My uncle used to fix clocks.", "uncle", "HAS_RELATIVE"));
+}
+
+TEST(ExtractRuleVerifier, WhatWasTakenUpInsteadIsCurrent) {
+  RuleVerifier v;
+  auto verdict = [&](const std::string& text, const std::string& tail, const std::string& rel, Modality m) {
+    const Turn t = MakeTurn(text);
+    const Verdict d = v.Verify(Cand(t.text, tail, rel, m), t);
+    EXPECT_TRUE(d.valid) << text;
+    return d.modality;
+  };
+  const auto kPast = Modality::kPast;
+  EXPECT_EQ(verdict("I ditched Netflix in favour of Mubi.", "Mubi", "USES", kPast), Modality::kAsserted);
+  EXPECT_EQ(verdict("Honestly I prefer Tidal to Spotify.", "Tidal", "LIKES", kPast), Modality::kAsserted);
+  EXPECT_EQ(verdict("We switched from Spotify to Tidal last month.", "Tidal", "USES", kPast), Modality::kAsserted);
+  // What was left, and a preference without a second term, keep the classifier's modality.
+  EXPECT_FALSE(verdict("Honestly I prefer Tidal to Spotify.", "Spotify", "LIKES", kPast).has_value());
+  EXPECT_FALSE(verdict("I prefer Tidal.", "Tidal", "LIKES", kPast).has_value());
+  EXPECT_FALSE(verdict("I prefer to cook at home.", "cook at home", "LIKES", Modality::kAsserted).has_value());
 }
 
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.

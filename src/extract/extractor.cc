@@ -84,7 +84,7 @@ std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
       if (!v.valid) a.confidence = prob * options_.rejected_factor;
       else {
         if (!v.relation.empty()) a.relation = v.relation;
-        if (v.past) a.modality = Modality::kPast;
+        if (v.modality) a.modality = *v.modality;
       }
     }
     out.push_back(std::move(a));

@@ -116,6 +116,27 @@ bool PastClause(const std::vector<Token>& t, int at) {
   return false;
 }
 
+// Whether the tail [tb, te) is what the speaker took up instead: the first term of a preference
+// ("prefer hiking to cycling"), the right side of "in favour of", the target of a switch
+// ("switched from Spotify to Tidal").
+bool TakenUp(const std::vector<Token>& t, int tb, int te) {
+  static const std::set<std::string, std::less<>> kDeterminer = {"my", "our", "the", "a", "an", "that", "those", "all"};
+  auto w = [&](int i) -> const std::string& {
+    static const std::string kEmpty;
+    return i >= 0 && i < static_cast<int>(t.size()) ? t[static_cast<size_t>(i)].lower : kEmpty;
+  };
+  int b = tb - 1;
+  while (b >= 0 && kDeterminer.count(w(b))) --b;
+  if ((w(b) == "prefer" || w(b) == "prefers" || w(b) == "preferred") && (w(te) == "to" || w(te) == "over")) return true;
+  if (w(b) == "of" && (w(b - 1) == "favour" || w(b - 1) == "favor") && w(b - 2) == "in") return true;
+  if (w(b) == "to") {
+    for (int i = b - 1; i >= 1 && i >= b - 8 && !ClauseEnd(t[static_cast<size_t>(i)]); --i)
+      if (w(i) == "from" && (w(i - 1) == "switched" || w(i - 1) == "moved" || w(i - 1) == "went" || w(i - 1) == "changed"))
+        return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
@@ -166,7 +187,9 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     // Kin stay kin: "my brother used to race motocross" still has the brother.
     if (c.modality == Modality::kAsserted && c.relation != "HAS_RELATIVE" && c.relation != "HAS_FRIEND" &&
         PastClause(toks, tb))
-      v.past = true;
+      v.modality = Modality::kPast;
+    // (10) What the speaker took up instead holds now.
+    if (c.modality == Modality::kPast && TakenUp(toks, tb, te)) v.modality = Modality::kAsserted;
     // (5) LIKES vs DISLIKES against an unambiguous stance that a negation reversed ("don't
     // like", "never lets me down"): normalise the relation. Unnegated stance words are left to
     // the classifier ("so tired after work, painting helps").

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "extract/assertion.h"
@@ -18,7 +19,7 @@ namespace ontomem::extract {
 struct Verdict {
   bool valid = true;
   std::string relation;  // normalised relation id; empty = keep the candidate's
-  bool past = false;     // a stance that no longer holds: the modality becomes kPast
+  std::optional<Modality> modality;  // the modality the rules settled on; empty = keep the candidate's
   std::string reason;    // why it was rejected ("negation cue", "type mismatch", ...); "" if valid
   bool fallback = false; // LlmVerifier: the endpoint failed and the rule verdict was used
 };
@@ -43,7 +44,9 @@ class Verifier {
 // fact is rejected when the nearest subject pronoun before the tail is a third person ("I have
 // no doubt they'll love the icecream"); (9) an asserted stance whose clause places it in the
 // past ("used to", "back in the day", "in my twenties", "years ago", "no longer") becomes a
-// past one: it says what held once, not what holds now (kinship excepted).
+// past one: it says what held once, not what holds now (kinship excepted); (10) what the speaker
+// took up instead of something else is current ("in favour of Mubi", "prefer hiking to ...",
+// "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own.
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
