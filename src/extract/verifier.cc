@@ -79,9 +79,10 @@ bool SaidOfSomeoneElse(const std::vector<Token>& t, int at) {
 
 // Whether the clause around token `at` places its stance in the past: "used to", "back in the
 // day" / "back then", "years ago", "as a kid", "in my twenties", "when I was younger", "no
-// longer". ("I don't drink any more" is a current avoidance.) A clause ends at punctuation or a contrast word ("I used to be
-// vegetarian but now I'm vegan": the vegan clause is current). The simple past alone is not
-// enough: "I loved Titanic" is a stance held now about a film seen then.
+// longer" ("I don't drink any more" is a current avoidance). A clause ends at punctuation or a
+// contrast word ("I used to be vegetarian but now I'm vegan": the vegan clause is current).
+// The simple past alone is not enough: "I loved Titanic" is a stance held now about a film
+// seen then.
 bool PastClause(const std::vector<Token>& t, int at) {
   static const std::set<std::string, std::less<>> kContrast = {"but", "now", "though", "although", "whereas",
                                                               "nowadays", "today", "currently"};

@@ -977,9 +977,10 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             floor_why[i] = "floor: names '" + word + "'";
           }
           const size_t slots = static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k)));
-          for (int32_t i : TopK(graph_first ? FloorMatches(user, query, config.lexical_floor_min_terms_graph_first, lexical_bare)
-                                            : lexical_bare, slots, true))
-            if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
+          if (slots > 0)
+            for (int32_t i : TopK(graph_first ? FloorMatches(user, query, config.lexical_floor_min_terms_graph_first, lexical_bare)
+                                              : lexical_bare, slots, true))
+              if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
         }
         if (config.candidate_log) {
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
