@@ -77,6 +77,13 @@ bool SaidOfSomeoneElse(const std::vector<Token>& t, int at) {
   return false;
 }
 
+// The lower-cased token i if lo <= i < hi, else "" (lets the cue checks look around a token
+// without bounds tests of their own).
+const std::string& LowerIn(const std::vector<Token>& t, int i, int lo, int hi) {
+  static const std::string kEmpty;
+  return i >= lo && i < hi ? t[static_cast<size_t>(i)].lower : kEmpty;
+}
+
 // Whether the clause around token `at` places its stance in the past: "used to", "back in the
 // day" / "back then", "years ago", "as a kid", "in my twenties", "when I was younger", "no
 // longer" ("I don't drink any more" is a current avoidance). A clause ends at punctuation or a
@@ -98,10 +105,7 @@ bool PastClause(const std::vector<Token>& t, int at) {
   int lo = at, hi = at;
   while (lo > 0 && !bound(lo - 1)) --lo;
   while (hi < static_cast<int>(t.size()) && !bound(hi)) ++hi;
-  auto w = [&](int i) -> const std::string& {
-    static const std::string kEmpty;
-    return i >= lo && i < hi ? t[static_cast<size_t>(i)].lower : kEmpty;
-  };
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, lo, hi); };
   for (int i = lo; i < hi; ++i) {
     const std::string& x = w(i);
     // "used to" as a past habit, not as "accustomed to" ("still getting used to the rain").
@@ -122,10 +126,7 @@ bool PastClause(const std::vector<Token>& t, int at) {
 // ("switched from Spotify to Tidal").
 bool TakenUp(const std::vector<Token>& t, int tb, int te) {
   static const std::set<std::string, std::less<>> kDeterminer = {"my", "our", "the", "a", "an", "that", "those", "all"};
-  auto w = [&](int i) -> const std::string& {
-    static const std::string kEmpty;
-    return i >= 0 && i < static_cast<int>(t.size()) ? t[static_cast<size_t>(i)].lower : kEmpty;
-  };
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, static_cast<int>(t.size())); };
   int b = tb - 1;
   while (b >= 0 && kDeterminer.count(w(b))) --b;
   if ((w(b) == "prefer" || w(b) == "prefers" || w(b) == "preferred") && (w(te) == "to" || w(te) == "over")) return true;

@@ -560,7 +560,6 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
 // ("my take on a Sunday planning session"). A name one word long is the named floor's.
 std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, size_t min_terms,
                                 const std::vector<float>& lexical_bare) {
-  if (min_terms <= 1) return lexical_bare;
   auto terms = text::ContentTerms(query);
   std::sort(terms.begin(), terms.end());
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
@@ -977,10 +976,14 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             floor_why[i] = "floor: names '" + word + "'";
           }
           const size_t slots = static_cast<size_t>(std::lround(config.lexical_floor * static_cast<float>(k)));
-          if (slots > 0)
-            for (int32_t i : TopK(graph_first ? FloorMatches(user, query, config.lexical_floor_min_terms_graph_first, lexical_bare)
-                                              : lexical_bare, slots, true))
+          if (slots > 0) {
+            // Only a graph-first search with a word minimum pays for the gated copy.
+            std::vector<float> gated;
+            const bool gate = graph_first && config.lexical_floor_min_terms_graph_first > 1;
+            if (gate) gated = FloorMatches(user, query, config.lexical_floor_min_terms_graph_first, lexical_bare);
+            for (int32_t i : TopK(gate ? gated : lexical_bare, slots, true))
               if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
+          }
         }
         if (config.candidate_log) {
           for (const auto& [ord, x] : rows) config.candidate_log->push_back(CombinerRow{user.turn(ord).turn.id, x});
