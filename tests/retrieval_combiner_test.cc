@@ -189,6 +189,36 @@ TEST_F(CombinerTest, GraphFirstLexicalFloorWantsTwoOfTheQuestionsWords) {
   EXPECT_TRUE(has(named, "D2:1"));
 }
 
+TEST_F(CombinerTest, GraphFirstLexicalFloorTakesOneRareWordForTwo) {
+  // "when did I bring up mulching?" names its turn with one word English seldom uses; an
+  // everyday word ("advice") still does not reserve the slot.
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "thanks for the advice on mulching roses", 5000)}).ok());
+  auto rank = [](std::string_view w) -> int64_t { return w == "mulching" ? 30000 : w == "advice" ? 3000 : 10; };
+  UsePipeline(Prefers("graph_has"), rank);
+  auto has = [](const SearchResult& r, const std::string& id) {
+    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
+  };
+  RetrieverConfig rc;
+  rc.lexical_floor = 0.2f;  // one slot of the top 5
+  rc.named_floor = 0;
+  rc.lexical_floor_min_terms_graph_first = 2;
+  rc.lexical_floor_rare_rank = 0;
+  mem_->set_retriever_config(rc);
+  const std::string rare = "what should I watch after mulching";
+  auto off = Search(rare, "Ana");
+  ASSERT_EQ(off.route, "graph-first+combiner");
+  EXPECT_FALSE(has(off, "D2:1"));
+  rc.lexical_floor_rare_rank = 20000;
+  mem_->set_retriever_config(rc);
+  auto on = Search(rare, "Ana");
+  ASSERT_EQ(on.route, "graph-first+combiner");
+  EXPECT_TRUE(has(on, "D2:1"));
+  for (const Hit& h : on.hits)
+    if (h.turn.turn.id == "D2:1") EXPECT_EQ(h.path, "floor: the question's own words");
+  EXPECT_EQ(on.hits[0].turn.turn.id, "D1:1");
+  EXPECT_FALSE(has(Search("what should I watch, any advice", "Ana"), "D2:1"));
+}
+
 TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {
   ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "we only have Framely at home", 5000),
                                        TimedTurn("D2:2", "Ana", "sounds good to me", 5001)})

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -557,16 +558,23 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
 // The question's bare lexical scores, kept only for turns that say at least `min_terms` of its
 // distinct content words themselves: a request shares one everyday word with chit-chat by
 // chance ("what's your advice there?"), a question naming what it asks about shares a phrase
-// ("my take on a Sunday planning session"). A name one word long is the named floor's.
-std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, size_t min_terms,
-                                const std::vector<float>& lexical_bare) {
-  auto terms = text::ContentTerms(query);
-  std::sort(terms.begin(), terms.end());
-  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-  std::vector<uint8_t> said(lexical_bare.size(), 0);
-  for (const std::string& t : terms)
-    for (int32_t d : user.bm25().DocsWith(t, 1.0f))
-      if (said[d] < 255) ++said[d];
+// ("my take on a Sunday planning session"). A word rarer than `rare_rank` counts as a phrase.
+std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, size_t min_terms, int64_t rare_rank,
+                                const GraphContext& ctx, const std::vector<float>& lexical_bare) {
+  std::map<std::string, size_t> terms;  // stem -> how much saying it counts
+  for (const std::string& w : text::Tokenize(query)) {
+    if (text::IsStopWord(w)) continue;
+    size_t& weight = terms[text::Stem(w)];
+    size_t mine = 1;
+    if (rare_rank > 0 && ctx.word_rank && std::isalpha(static_cast<unsigned char>(w[0]))) {
+      const int64_t rank = ctx.word_rank(w);
+      if (rank < 0 || rank >= rare_rank) mine = min_terms;
+    }
+    weight = std::max(weight, mine);
+  }
+  std::vector<size_t> said(lexical_bare.size(), 0);
+  for (const auto& [t, weight] : terms)
+    for (int32_t d : user.bm25().DocsWith(t, 1.0f)) said[d] += weight;
   std::vector<float> out(lexical_bare.size(), 0.0f);
   for (size_t i = 0; i < out.size(); ++i)
     if (said[i] >= min_terms) out[i] = lexical_bare[i];
@@ -980,7 +988,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             // Only a graph-first search with a word minimum pays for the gated copy.
             std::vector<float> gated;
             const bool gate = graph_first && config.lexical_floor_min_terms_graph_first > 1;
-            if (gate) gated = FloorMatches(user, query, config.lexical_floor_min_terms_graph_first, lexical_bare);
+            if (gate)
+              gated = FloorMatches(user, query, config.lexical_floor_min_terms_graph_first,
+                                   config.lexical_floor_rare_rank, ctx, lexical_bare);
             for (int32_t i : TopK(gate ? gated : lexical_bare, slots, true))
               if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
           }

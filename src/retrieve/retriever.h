@@ -109,6 +109,11 @@ struct RetrieverConfig {
   // everyday word with chit-chat by chance ("what's your advice there?"), and that slot cost
   // IPR dev-B's implicit requests a point at 8x history (docs/RESULTS.md, session 13).
   size_t lexical_floor_min_terms_graph_first = 2;
+  // ... except that one question word rarer in general English than this frequency rank (or
+  // absent from the lexicon) counts as the whole minimum: "what was my take on shellfish?" names
+  // its turn with one word. 20000 chosen on dev draws (docs/RESULTS.md, session 14); 0 = off;
+  // needs GraphContext::word_rank.
+  int64_t lexical_floor_rare_rank = 20000;
   // Named floor: a word of the question that general English hardly knows (absent from the
   // word-vector lexicon or rarer than rank `named_floor_rank`: "Framely", "timeboxing") and
   // that at most `named_floor_max_turns` of the user's turns say is a name for something in
