@@ -213,8 +213,11 @@ TEST_F(CombinerTest, GraphFirstLexicalFloorTakesOneRareWordForTwo) {
   auto on = Search(rare, "Ana");
   ASSERT_EQ(on.route, "graph-first+combiner");
   EXPECT_TRUE(has(on, "D2:1"));
-  for (const Hit& h : on.hits)
-    if (h.turn.turn.id == "D2:1") EXPECT_EQ(h.path, "floor: the question's own words");
+  for (const Hit& h : on.hits) {
+    if (h.turn.turn.id == "D2:1") {
+      EXPECT_EQ(h.path, "floor: the question's own words");
+    }
+  }
   EXPECT_EQ(on.hits[0].turn.turn.id, "D1:1");
   EXPECT_FALSE(has(Search("what should I watch, any advice", "Ana"), "D2:1"));
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 
+#include "text/routine.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -33,6 +34,7 @@ Status UserMemory::Append(const StoredTurn& turn, const float* vector) {
   turns_.push_back(turn);
   token_counts_.push_back(static_cast<uint32_t>(text::CountWhitespaceTokens(turn.turn.text)));
   text_keys_.push_back(TextKey(turn.turn.text));
+  routine_cues_.push_back(static_cast<uint8_t>(text::RoutineCues(turn.turn.text)));
   text_bytes_ += turn.turn.text.capacity() + turn.turn.speaker.capacity() +
                  turn.turn.id.capacity() + turn.turn.session.capacity() + sizeof(StoredTurn);
   return Status::Ok();
@@ -78,7 +80,7 @@ size_t UserMemory::MemoryBytes() const {
   }
   return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
          graph_.MemoryBytes() + token_counts_.capacity() * sizeof(uint32_t) +
-         text_keys_.capacity() * sizeof(uint64_t) + by_id_.size() * 48 + labels + profile_.MemoryBytes();
+         text_keys_.capacity() * sizeof(uint64_t) + routine_cues_.capacity() + by_id_.size() * 48 + labels + profile_.MemoryBytes();
 }
 
 }  // namespace ontomem

@@ -57,6 +57,8 @@ class UserMemory {
   // TextKey of the turn's text: equal for verbatim repeats ("Our street is being dug up
   // again." said eight times).
   uint64_t text_key(size_t ordinal) const { return text_keys_[ordinal]; }
+  // text::RoutineCues of the turn's text (0..3; a combiner feature, counted once).
+  uint8_t routine_cues(size_t ordinal) const { return routine_cues_[ordinal]; }
   const DenseIndex& dense() const { return dense_; }
   const Bm25Index& bm25() const { return bm25_; }
   const LexicalConfig& lexical() const { return lexical_; }
@@ -84,6 +86,7 @@ class UserMemory {
   std::vector<StoredTurn> turns_;
   std::vector<uint32_t> token_counts_;
   std::vector<uint64_t> text_keys_;
+  std::vector<uint8_t> routine_cues_;
   std::unordered_map<std::string, size_t> by_id_;
   MemoryGraph graph_;
   mutable std::mutex label_mu_;

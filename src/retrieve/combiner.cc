@@ -21,7 +21,8 @@ const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames = {
     "rewrite_rank",   "rewrite_z",      "projected_rank", "projected_z",
     "lexical_own_z",  "lexical_prev_z", "lexical_next_z", "dense_own_z",   "dense_prev_z",
     "dense_next_z",   "speaker_named",  "query_names_speaker", "turn_length", "query_length",
-    "lexical_bare_z", "dense_bare_z",  "query_max_lexical_bare_z", "query_word_rarity", "matched_word_rarity"};
+    "lexical_bare_z", "dense_bare_z",  "query_max_lexical_bare_z", "query_word_rarity", "matched_word_rarity",
+    "turn_routine",   "query_time_span"};
 
 void DropGraphEvidence(CombinerFeatures* x) {
   // graph_rank .. graph_hop, and graph_domain_known.

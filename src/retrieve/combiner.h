@@ -18,7 +18,7 @@
 
 namespace ontomem {
 
-inline constexpr size_t kCombinerFeatures = 48;
+inline constexpr size_t kCombinerFeatures = 50;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
 

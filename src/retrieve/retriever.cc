@@ -17,6 +17,7 @@
 
 #include "retrieve/combiner.h"
 #include "retrieve/time_expr.h"
+#include "text/routine.h"
 #include "text/text.h"
 
 namespace ontomem {
@@ -677,6 +678,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
   for (const auto& row : rows) names_speaker |= speaker(static_cast<size_t>(row.first)).second;
   const float query_len = std::log1p(static_cast<float>(text::ContentTerms(query).size())) / 3.0f;
   const float log_candidates = std::log1p(static_cast<float>(in.graph_candidates)) / 5.0f;
+  const float time_span = text::NamesTimeSpan(query) ? 1.0f : 0.0f;
   for (auto& [ord, x] : rows) {
     const size_t i = static_cast<size_t>(ord);
     const std::string& rel = gv.Relation(i);
@@ -721,6 +723,8 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[43] = zat(zlb, i, 0);
     x[44] = zat(zdb, i, 0);
     x[45] = max_lzb;
+    x[48] = static_cast<float>(user.routine_cues(i)) / 3.0f;
+    x[49] = time_span;
   }
   // The rarest question word each candidate says itself (the turn, not its neighbours).
   float query_rarity = 0;
