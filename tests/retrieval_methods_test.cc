@@ -87,6 +87,33 @@ TEST_F(RetrievalMethodsTest, RewriteAddsTheDomainsCueWordsToTheDenseQuery) {
   EXPECT_EQ(rewrite.hits[0].bm25_rank, 0);  // no lexical view
 }
 
+TEST_F(RetrievalMethodsTest, AnEdgeOfARunnerUpQueryDomainKeepsItsDomainCredit) {
+  // The classifier puts the request's true domain third ("what's a weeknight winner?").
+  GraphContext ctx;
+  ctx.detect_domains = [](std::string_view, const std::vector<std::string>&) {
+    return std::vector<std::pair<std::string, float>>{{"food_diet", 0.5f}, {"productivity", 0.3f}, {"movies_tv", 0.2f}};
+  };
+  mem_->set_fact_pipeline(LoveExtractor(), GraphPolicy{}, ctx);
+  SearchOptions so;
+  so.k = 3;
+  so.method = Method::kFull;
+  so.asker = "Ana";
+  auto graph_score = [&](size_t domains) {
+    RetrieverConfig rc;
+    rc.use_combiner = false;
+    rc.max_query_domains = domains;
+    mem_->set_retriever_config(rc);
+    auto r = Search("what is a good winner for tonight", so);
+    EXPECT_EQ(r.query_domains.size(), std::min<size_t>(domains, 3));
+    for (const Hit& h : r.hits)
+      if (h.turn.turn.id == "D1:1") return h.graph_score;
+    return -1.0;
+  };
+  const double two = graph_score(2), three = graph_score(3);
+  EXPECT_GE(two, 0.0);  // found through its edge's dense side either way
+  EXPECT_GT(three, two);
+}
+
 TEST_F(RetrievalMethodsTest, PprRanksTheTurnsOfTheEntityTheQueryNames) {
   SearchOptions so;
   so.k = 3;

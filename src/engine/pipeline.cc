@@ -129,9 +129,10 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   if (classifier) {
     fp.graph_context.detect_domains = [classifier](std::string_view query, const std::vector<std::string>& context) {
       std::vector<std::pair<std::string, float>> out;
-      // Unsure (no domain above 0.1 of 34) counts as no domain, as the lifter's empty answer.
+      // Unsure (no domain above 0.1 of 34) counts as no domain, as the lifter's empty answer;
+      // after a sure first one, runners-up down to 0.03 (RetrieverConfig::max_query_domains).
       for (const auto& [d, p] : classifier->Predict(query, context).domains) {
-        if (p < 0.1f || out.size() == 3) break;
+        if (p < (out.empty() ? 0.1f : 0.03f) || out.size() == 5) break;
         out.emplace_back(d, p);
       }
       return out;
