@@ -48,7 +48,7 @@ bool IsClockToken(const std::string& w) {
 
 int RoutineCues(std::string_view text) {
   const std::vector<std::string> t = Tokenize(text);
-  static const Words kRecurring = {"daily", "weekly", "nightly", "fortnightly", "weekdays", "weekends"};
+  static const Words kRecurring = {"daily", "weekly", "nightly", "fortnightly"};
   static const Words kBefore = {"before", "after", "until", "till", "around"};
   static const Words kMeal = {"lunch", "breakfast", "dinner", "work", "school"};
   static const Words kPattern = {"shift", "shifts", "commute", "commuting", "rota", "timetable", "standup"};
