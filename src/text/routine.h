@@ -1,6 +1,6 @@
 // Does a turn state when its speaker is busy or at their best, and does a question ask for a
 // day or a week to be planned? A request to "lay out tomorrow" is governed by turns such as
-// "I do the school run at three every afternoon", which name no thing a preference edge could
+// "I pick the kids up at half three on weekdays", which name no thing a preference edge could
 // point at; the learned combiner reads these cues as two features (docs/combiner.md).
 #pragma once
 
