@@ -556,22 +556,26 @@ std::vector<std::pair<int32_t, std::string>> NamedTurns(const UserMemory& user, 
   return out;
 }
 
+// How rare a word of frequency rank `rank` is in general English, 0 (common) to 1 (not in the
+// lexicon, rank -1). Ranks are by frequency; e^13 is about the lexicon's size (341k words).
+float RankRarity(int64_t rank) {
+  return rank < 0 ? 1.0f : std::min(1.0f, std::log1p(static_cast<float>(rank)) / 13.0f);
+}
+
 // The question's bare lexical scores, kept only for turns that say at least `min_terms` of its
 // distinct content words themselves: a request shares one everyday word with chit-chat by
 // chance ("what's your advice there?"), a question naming what it asks about shares a phrase
-// ("my take on a Sunday planning session"). A word rarer than `rare_rank` counts as a phrase.
+// ("my take on a Sunday planning session"). A word of `word_rarity` (QuestionWordRarity) at
+// least as rare as rank `rare_rank` (0 = none) counts as a phrase.
 std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, size_t min_terms, int64_t rare_rank,
-                                const GraphContext& ctx, const std::vector<float>& lexical_bare) {
+                                const std::vector<std::pair<std::string, float>>& word_rarity,
+                                const std::vector<float>& lexical_bare) {
   std::map<std::string, size_t> terms;  // stem -> how much saying it counts
-  for (const std::string& w : text::Tokenize(query)) {
-    if (text::IsStopWord(w)) continue;
-    size_t& weight = terms[text::Stem(w)];
-    size_t mine = 1;
-    if (rare_rank > 0 && ctx.word_rank && std::isalpha(static_cast<unsigned char>(w[0]))) {
-      const int64_t rank = ctx.word_rank(w);
-      if (rank < 0 || rank >= rare_rank) mine = min_terms;
-    }
-    weight = std::max(weight, mine);
+  for (std::string& t : text::ContentTerms(query)) terms.emplace(std::move(t), 1);
+  if (rare_rank > 0) {
+    const float rare = RankRarity(rare_rank);
+    for (const auto& [stem, rarity] : word_rarity)
+      if (rarity >= rare) terms[stem] = min_terms;
   }
   std::vector<size_t> said(lexical_bare.size(), 0);
   for (const auto& [t, weight] : terms)
@@ -582,18 +586,15 @@ std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, 
   return out;
 }
 
-// The question's content words (stemmed, as the lexical index has them) with how rare each is
-// in general English, 0 (common) to 1 (not in the lexicon): "what's your advice there?" shares
-// only everyday words with any thank-you for advice, while "what did you tell me about
-// glazing?" names its turn. Empty without a lexicon.
+// The question's content words (stemmed, as the lexical index has them) with their RankRarity:
+// "what's your advice there?" shares only everyday words with any thank-you for advice, while
+// "what did you tell me about glazing?" names its turn. Empty without a lexicon.
 std::vector<std::pair<std::string, float>> QuestionWordRarity(std::string_view query, const GraphContext& ctx) {
   std::vector<std::pair<std::string, float>> out;
   if (!ctx.word_rank) return out;
   for (const std::string& w : text::Tokenize(query)) {
     if (text::IsStopWord(w) || !std::isalpha(static_cast<unsigned char>(w[0]))) continue;
-    const int64_t rank = ctx.word_rank(w);
-    // Ranks are by frequency; e^13 is about the lexicon's size (341k words).
-    out.emplace_back(text::Stem(w), rank < 0 ? 1.0f : std::min(1.0f, std::log1p(static_cast<float>(rank)) / 13.0f));
+    out.emplace_back(text::Stem(w), RankRarity(ctx.word_rank(w)));
   }
   return out;
 }
@@ -970,10 +971,11 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         std::vector<float> dense_bare = dense_raw, lexical_bare;
         if (bare_qv != qv) user.dense().ScoreAll(bare_qv.data(), &dense_bare);
         user.bm25().ScoreAll(QuestionTerms(query), &lexical_bare);
+        const auto word_rarity = QuestionWordRarity(query, ctx);
         const auto rows = CombinerCandidates(user, query, options, config,
                                              {gv, dense, lexical, fused, fused_order, rewrite, projected, profile_scores,
                                               in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
-                                              result.graph_candidates, QuestionWordRarity(query, ctx)});
+                                              result.graph_candidates, word_rarity});
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
@@ -994,7 +996,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             const bool gate = graph_first && config.lexical_floor_min_terms_graph_first > 1;
             if (gate)
               gated = FloorMatches(user, query, config.lexical_floor_min_terms_graph_first,
-                                   config.lexical_floor_rare_rank, ctx, lexical_bare);
+                                   config.lexical_floor_rare_rank, word_rarity, lexical_bare);
             for (int32_t i : TopK(gate ? gated : lexical_bare, slots, true))
               if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
           }
