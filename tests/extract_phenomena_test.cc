@@ -187,6 +187,31 @@ TEST(ExtractRuleVerifier, WhatWasTakenUpInsteadIsCurrent) {
   EXPECT_FALSE(verdict("I prefer to cook at home.", "cook at home", "LIKES", Modality::kAsserted).has_value());
 }
 
+TEST(ExtractRuleVerifier, ATailMustNameAThing) {
+  RuleVerifier v;
+  auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
+    const Turn t = MakeTurn(text);
+    return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t).valid;
+  };
+  // A verb before its object, the noun of a light-verb idiom, a person addressed.
+  EXPECT_FALSE(valid("Just water them twice a week and feed them in spring.", "feed", "LIKES"));
+  EXPECT_FALSE(valid("I'll give bouldering a go next week.", "go", "LIKES"));
+  EXPECT_FALSE(valid("Gave Sonder Falls a fair try, loathed it.", "fair try", "DISLIKES"));
+  EXPECT_FALSE(valid("Brilliant news, Priya!", "Priya", "LIKES"));
+  EXPECT_FALSE(valid("Hi Tomas, how was the trip?", "Tomas", "LIKES"));
+  // The thing itself stays, and so do nouns that only look like those.
+  EXPECT_TRUE(valid("Gave Sonder Falls a fair try, loathed it.", "Sonder Falls", "DISLIKES"));
+  EXPECT_TRUE(valid("I love feeding ducks at the pond.", "feeding ducks", "LIKES"));
+  EXPECT_TRUE(valid("I like a shot of espresso after lunch.", "shot", "LIKES"));
+  EXPECT_TRUE(valid("I adore Heat, Ronin.", "Ronin", "LIKES"));
+  EXPECT_TRUE(valid("My favourite city is Lisbon!", "Lisbon", "LIKES"));
+  EXPECT_TRUE(valid("I love jazz, Coltrane above all.", "Coltrane", "LIKES"));
+  // A diet is a person's, not a loaf's.
+  EXPECT_FALSE(valid("It's gluten-free bread, so grab a slice.", "gluten-free", "FOLLOWS_DIET"));
+  EXPECT_TRUE(valid("Come to think of it, we're vegan now.", "vegan", "FOLLOWS_DIET"));
+  EXPECT_TRUE(valid("I'm keto and it works.", "keto", "FOLLOWS_DIET"));
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:

@@ -139,6 +139,44 @@ bool TakenUp(const std::vector<Token>& t, int tb, int te) {
   return false;
 }
 
+// Why the tail [tb, te) names no thing the speaker could hold a stance on, or "" when it may:
+// a verb before its object ("feed them properly"), the noun of a light-verb idiom ("give it a
+// shot", "a fair try"), a person addressed ("That's awesome, John!", "Hi Melanie!").
+std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
+  static const std::set<std::string, std::less<>> kObject = {"them", "him", "me", "us", "myself", "yourself", "themselves"};
+  static const std::set<std::string, std::less<>> kIdiom = {"shot", "go", "whirl", "try"};
+  static const std::set<std::string, std::less<>> kGreeting = {"hey", "hi", "hello", "thanks", "congrats",
+                                                              "congratulations", "dear", "bye", "yo"};
+  const int n = static_cast<int>(t.size());
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, n); };
+  if (te - tb == 1 && kObject.count(w(te))) return "a verb, not a thing";
+  if (kIdiom.count(w(te - 1)) && w(te) != "of" && (w(tb - 1) == "a" || w(tb) == "a" || w(tb - 1) == "another"))
+    return "the noun of an idiom";
+  const Token& name = t[static_cast<size_t>(tb)];
+  const bool capital = !name.text.empty() && name.text[0] >= 'A' && name.text[0] <= 'Z';
+  if (te - tb == 1 && capital && tb > 0) {
+    const bool closes = te == n || SentenceEnd(t[static_cast<size_t>(te)]) || w(te) == ",";
+    const bool after_comma = w(tb - 1) == "," && tb >= 2 && !t[static_cast<size_t>(tb - 2)].punct &&
+                             t[static_cast<size_t>(tb - 2)].text == t[static_cast<size_t>(tb - 2)].lower;
+    if (closes && (after_comma || kGreeting.count(w(tb - 1)))) return "a person addressed";
+  }
+  return "";
+}
+
+// Whether a diet is said of a thing, not of a person: the nearest subject before the tail in
+// its clause is "it", "this" or "that" ("It's dairy-free vanilla with strawberry filling"; not
+// "Come to think of it, my household is keto").
+bool DietOfAThing(const std::vector<Token>& t, int at) {
+  static const std::set<std::string, std::less<>> kPerson = {"i", "we", "he", "she", "they", "you"};
+  static const std::set<std::string, std::less<>> kThing = {"it", "this", "that"};
+  for (int i = at - 1; i >= 0 && !ClauseEnd(t[static_cast<size_t>(i)]); --i) {
+    const std::string& w = t[static_cast<size_t>(i)].lower;
+    if (kPerson.count(w)) return false;
+    if (kThing.count(w)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
@@ -185,6 +223,9 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     }
     // (8) The speaker holds no stance stated of someone else ("they'll love the icecream").
     if (c.head_is_speaker && SaidOfSomeoneElse(toks, tb)) return reject("said of someone else");
+    // (11) The tail is a thing the speaker holds a stance on, and a diet is a person's.
+    if (std::string why = NotAThing(toks, tb, te); !why.empty()) return reject("tail is " + why);
+    if (c.relation == "FOLLOWS_DIET" && DietOfAThing(toks, tb)) return reject("a diet said of a thing");
     // (9) A stance placed in the past no longer holds.
     // Kin stay kin: "my brother used to race motocross" still has the brother.
     if (c.modality == Modality::kAsserted && c.relation != "HAS_RELATIVE" && c.relation != "HAS_FRIEND" &&

@@ -46,7 +46,10 @@ class Verifier {
 // past ("used to", "back in the day", "in my twenties", "years ago", "no longer") becomes a
 // past one: it says what held once, not what holds now (kinship excepted); (10) what the speaker
 // took up instead of something else is current ("in favour of Mubi", "prefer hiking to ...",
-// "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own.
+// "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own;
+// (11) the tail is no verb before its object ("feed them properly"), no noun of a light-verb
+// idiom ("give it a shot") and no person addressed ("That's awesome, John!"), and a diet is not
+// said of a thing ("It's dairy-free vanilla").
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
