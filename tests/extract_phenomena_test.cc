@@ -195,6 +195,7 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   };
   // A verb before its object, the noun of a light-verb idiom, a person addressed.
   EXPECT_FALSE(valid("Just water them twice a week and feed them in spring.", "feed", "LIKES"));
+  EXPECT_FALSE(valid("Lately I hang out at the climbing gym every Friday.", "hang", "HAS_HABIT"));
   EXPECT_FALSE(valid("I'll give bouldering a go next week.", "go", "LIKES"));
   EXPECT_FALSE(valid("Gave Sonder Falls a fair try, loathed it.", "fair try", "DISLIKES"));
   EXPECT_FALSE(valid("Brilliant news, Priya!", "Priya", "LIKES"));
@@ -203,6 +204,7 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   EXPECT_TRUE(valid("Gave Sonder Falls a fair try, loathed it.", "Sonder Falls", "DISLIKES"));
   EXPECT_TRUE(valid("I love feeding ducks at the pond.", "feeding ducks", "LIKES"));
   EXPECT_TRUE(valid("I like a shot of espresso after lunch.", "shot", "LIKES"));
+  EXPECT_TRUE(valid("We love warm up games before practice.", "warm up games", "LIKES"));
   EXPECT_TRUE(valid("I adore Heat, Ronin.", "Ronin", "LIKES"));
   EXPECT_TRUE(valid("My favourite city is Lisbon!", "Lisbon", "LIKES"));
   EXPECT_TRUE(valid("I love jazz, Coltrane above all.", "Coltrane", "LIKES"));

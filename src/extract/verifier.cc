@@ -140,7 +140,7 @@ bool TakenUp(const std::vector<Token>& t, int tb, int te) {
 }
 
 // Why the tail [tb, te) names no thing the speaker could hold a stance on, or "" when it may:
-// a verb before its object ("feed them properly"), the noun of a light-verb idiom ("give it a
+// a verb before its object ("feed them properly") or particle ("to hang out"), the noun of a light-verb idiom ("give it a
 // shot", "a fair try"), a person addressed ("That's awesome, John!", "Hi Melanie!").
 std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
   static const std::set<std::string, std::less<>> kObject = {"them", "him", "me", "us", "myself", "yourself", "themselves"};
@@ -149,7 +149,11 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
                                                               "congratulations", "dear", "bye", "yo"};
   const int n = static_cast<int>(t.size());
   auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, n); };
-  if (te - tb == 1 && kObject.count(w(te))) return "a verb, not a thing";
+  // A phrasal verb after its subject or "to": "I start to hang out with some people".
+  static const std::set<std::string, std::less<>> kParticle = {"out", "around", "up"};
+  static const std::set<std::string, std::less<>> kBefore = {"to", "i", "we", "you", "they"};
+  if (te - tb == 1 && (kObject.count(w(te)) || (kParticle.count(w(te)) && kBefore.count(w(tb - 1)))))
+    return "a verb, not a thing";
   if (kIdiom.count(w(te - 1)) && w(te) != "of" && (w(tb - 1) == "a" || w(tb) == "a" || w(tb - 1) == "another"))
     return "the noun of an idiom";
   const Token& name = t[static_cast<size_t>(tb)];
