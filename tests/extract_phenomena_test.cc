@@ -214,6 +214,27 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   EXPECT_TRUE(valid("I'm keto and it works.", "keto", "FOLLOWS_DIET"));
 }
 
+TEST(ExtractRuleVerifier, ARelativeOrFriendIsSomeone) {
+  // WordNet and the ontology are installed by scripts/setup.sh.
+  const FeatureResources res = DefaultResources();
+  ASSERT_TRUE(res.lexname && res.type_check) << "WordNet or the ontology is missing";
+  RuleVerifier v(res);
+  auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
+    const Turn t = MakeTurn(text);
+    return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t).valid;
+  };
+  // Nothing WordNet knows of these is a person or a group.
+  EXPECT_FALSE(valid("For me it's quiet evenings with my animals and a book.", "animals", "HAS_RELATIVE"));
+  EXPECT_FALSE(valid("My writing keeps me sane these days.", "writing", "HAS_RELATIVE"));
+  EXPECT_FALSE(valid("My friend the mountain, as I call it.", "mountain", "HAS_FRIEND"));
+  // People, groups, and words WordNet does not know (names, ages) stay.
+  EXPECT_TRUE(valid("My twins start school in September.", "twins", "HAS_RELATIVE"));
+  EXPECT_TRUE(valid("My in-law is visiting.", "in-law", "HAS_RELATIVE"));
+  EXPECT_TRUE(valid("My seven-year-old only watches cartoons.", "seven-year-old", "HAS_RELATIVE"));
+  EXPECT_TRUE(valid("My housemate Okonkwo cooks on Fridays.", "Okonkwo", "HAS_FRIEND"));
+  EXPECT_TRUE(valid("We do game night with my family.", "family", "HAS_RELATIVE"));
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:

@@ -19,6 +19,20 @@ std::string WordNetLexname(const WordNet& wn, std::string_view w) {
   return "";
 }
 
+// Whether WordNet knows the phrase's last word as a noun and none of its senses is a person or
+// a group ("animal", "writing", "mountain"; not "twins", "household"): such a tail is nobody's
+// relative or friend. Words WordNet does not know (names, "seven-year-old") are not judged.
+bool NeverAPerson(const WordNet& wn, std::string_view phrase) {
+  const size_t sp = phrase.find_last_of(' ');
+  const std::string_view head = sp == std::string_view::npos ? phrase : phrase.substr(sp + 1);
+  const auto senses = wn.LookupSynsets(head, WordNetPos::kNoun);
+  if (senses.empty()) return false;
+  return std::none_of(senses.begin(), senses.end(), [&](const SynsetId& s) {
+    const std::string lex = wn.Lexname(s);
+    return lex == "noun.person" || lex == "noun.group";
+  });
+}
+
 FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shared_ptr<const Ontology> ontology,
                                std::string* described) {
   FeatureResources r;
@@ -52,11 +66,17 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
       const std::string first = k.substr(0, k.find(' '));
       return first == "the" || firsts->count(first) > 0;
     };
-    r.type_check = [ontology](std::string_view relation, std::string_view tail) -> int {
+    r.type_check = [ontology, wordnet](std::string_view relation, std::string_view tail) -> int {
       const Relation* rel = ontology->FindRelation(relation);
       if (!rel || rel->tail_types.empty()) return 0;
       const auto hits = ontology->LookupGazetteer(tail);
-      if (hits.empty()) return 0;
+      if (hits.empty()) {
+        // A relation that only takes people (HAS_RELATIVE, HAS_FRIEND) and a tail no person is.
+        const bool people_only = std::all_of(rel->tail_types.begin(), rel->tail_types.end(), [](const std::string& t) {
+          return t == "person" || t == "relative";
+        });
+        return people_only && wordnet && NeverAPerson(*wordnet, tail) ? -1 : 0;
+      }
       for (const auto* h : hits)
         if (std::find(rel->tail_types.begin(), rel->tail_types.end(), h->type) != rel->tail_types.end()) return 1;
       return -1;
