@@ -197,6 +197,7 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   EXPECT_FALSE(valid("Just water them twice a week and feed them in spring.", "feed", "LIKES"));
   EXPECT_FALSE(valid("Lately I hang out at the climbing gym every Friday.", "hang", "HAS_HABIT"));
   EXPECT_FALSE(valid("I'll give bouldering a go next week.", "go", "LIKES"));
+  EXPECT_FALSE(valid("One kid was brilliant, I gave him extra credit.", "him extra credit", "HAS_CONDITION"));
   EXPECT_FALSE(valid("Gave Sonder Falls a fair try, loathed it.", "fair try", "DISLIKES"));
   EXPECT_FALSE(valid("Brilliant news, Priya!", "Priya", "LIKES"));
   EXPECT_FALSE(valid("Hi Tomas, how was the trip?", "Tomas", "LIKES"));

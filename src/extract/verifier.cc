@@ -154,6 +154,9 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
   static const std::set<std::string, std::less<>> kBefore = {"to", "i", "we", "you", "they"};
   if (te - tb == 1 && (kObject.count(w(te)) || (kParticle.count(w(te)) && kBefore.count(w(tb - 1)))))
     return "a verb, not a thing";
+  // A span that starts with an object pronoun took the verb's object for the thing: "I gave
+  // him extra marks".
+  if (te - tb > 1 && kObject.count(w(tb))) return "a verb's object pronoun and more";
   if (kIdiom.count(w(te - 1)) && w(te) != "of" && (w(tb - 1) == "a" || w(tb) == "a" || w(tb - 1) == "another"))
     return "the noun of an idiom";
   const Token& name = t[static_cast<size_t>(tb)];
