@@ -215,7 +215,7 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   EXPECT_TRUE(valid("I'm keto and it works.", "keto", "FOLLOWS_DIET"));
 }
 
-TEST(ExtractRuleVerifier, ARelativeOrFriendIsSomeone) {
+TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   // WordNet and the ontology are installed by scripts/setup.sh.
   const FeatureResources res = DefaultResources();
   ASSERT_TRUE(res.lexname && res.type_check) << "WordNet or the ontology is missing";
@@ -234,6 +234,16 @@ TEST(ExtractRuleVerifier, ARelativeOrFriendIsSomeone) {
   EXPECT_TRUE(valid("My seven-year-old only watches cartoons.", "seven-year-old", "HAS_RELATIVE"));
   EXPECT_TRUE(valid("My housemate Okonkwo cooks on Fridays.", "Okonkwo", "HAS_FRIEND"));
   EXPECT_TRUE(valid("We do game night with my family.", "family", "HAS_RELATIVE"));
+  // A condition is a state: a food one struggles with is disliked, a company is no condition.
+  const Turn t = MakeTurn("Honestly I struggle with aubergines.");
+  const Verdict food = v.Verify(Cand(t.text, "aubergines", "HAS_CONDITION", Modality::kAsserted), t);
+  EXPECT_TRUE(food.valid);
+  EXPECT_EQ(food.relation, "DISLIKES");
+  EXPECT_FALSE(valid("I signed a deal with a big insurance company.", "insurance company", "HAS_CONDITION"));
+  const Turn t2 = MakeTurn("I was diagnosed with asthma last spring.");
+  const Verdict asthma = v.Verify(Cand(t2.text, "asthma", "HAS_CONDITION", Modality::kAsserted), t2);
+  EXPECT_TRUE(asthma.valid);
+  EXPECT_TRUE(asthma.relation.empty());
 }
 
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.

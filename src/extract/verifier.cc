@@ -203,6 +203,17 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
   }
   // (2) ontology types
   if (res_.type_check && res_.type_check(c.relation, c.tail) < 0) return reject("type mismatch");
+  // (12) A condition is a state of the body or mind: a tail whose most frequent WordNet sense
+  // is a food is one the speaker dislikes ("I really struggle with capers"), and a person, a
+  // group, an object or a place is no condition ("an endorsement with a beverage company").
+  if (c.relation == "HAS_CONDITION" && res_.lexname) {
+    const auto words = text::Tokenize(c.tail);
+    const std::string lex = words.empty() ? "" : res_.lexname(text::AsciiLower(words.back()));
+    if (lex == "noun.food" || lex == "noun.plant") v.relation = "DISLIKES";
+    else if (lex == "noun.person" || lex == "noun.group" || lex == "noun.artifact" || lex == "noun.location" ||
+             lex == "noun.animal" || lex == "noun.communication")
+      return reject("no condition");
+  }
   // (3) and (5) polarity, with negation scope: a negation that reverses a stance word
   // ("never lets me down", "can't get enough of") does not negate the fact.
   const std::vector<Token> toks = TokenizeWithOffsets(turn.text);

@@ -49,7 +49,9 @@ class Verifier {
 // "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own;
 // (11) the tail is no verb before its object ("feed them properly"), no noun of a light-verb
 // idiom ("give it a shot") and no person addressed ("That's awesome, John!"), and a diet is not
-// said of a thing ("It's dairy-free vanilla").
+// said of a thing ("It's dairy-free vanilla"); (12) with WordNet, a HAS_CONDITION tail whose
+// most frequent sense is a food becomes DISLIKES ("I really struggle with capers") and one that
+// is a person, group, artifact, place, animal or text is rejected.
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
