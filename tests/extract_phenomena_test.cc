@@ -209,6 +209,15 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   EXPECT_TRUE(valid("I adore Heat, Ronin.", "Ronin", "LIKES"));
   EXPECT_TRUE(valid("My favourite city is Lisbon!", "Lisbon", "LIKES"));
   EXPECT_TRUE(valid("I love jazz, Coltrane above all.", "Coltrane", "LIKES"));
+  // "Feel like" is a wish, not a liking.
+  {
+    const Turn t = MakeTurn("Rainy days make me feel like baking a crumble.");
+    const Verdict d = v.Verify(Cand(t.text, "crumble", "LIKES", Modality::kAsserted), t);
+    EXPECT_TRUE(d.valid);
+    EXPECT_EQ(d.relation, "WANTS");
+    const Turn u = MakeTurn("I feel great, and I like crumble.");
+    EXPECT_TRUE(v.Verify(Cand(u.text, "crumble", "LIKES", Modality::kAsserted), u).relation.empty());
+  }
   // A diet is a person's, not a loaf's.
   EXPECT_FALSE(valid("It's gluten-free bread, so grab a slice.", "gluten-free", "FOLLOWS_DIET"));
   EXPECT_TRUE(valid("Come to think of it, we're vegan now.", "vegan", "FOLLOWS_DIET"));
@@ -234,6 +243,9 @@ TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   EXPECT_TRUE(valid("My seven-year-old only watches cartoons.", "seven-year-old", "HAS_RELATIVE"));
   EXPECT_TRUE(valid("My housemate Okonkwo cooks on Fridays.", "Okonkwo", "HAS_FRIEND"));
   EXPECT_TRUE(valid("We do game night with my family.", "family", "HAS_RELATIVE"));
+  // Nobody uses a group of people; a tool stays.
+  EXPECT_FALSE(valid("We volunteer to help rural communities get online.", "rural communities", "USES"));
+  EXPECT_TRUE(valid("I do all my sketches on a tablet.", "tablet", "USES"));
   // A condition is a state: a food one struggles with is disliked, a company is no condition.
   const Turn t = MakeTurn("Honestly I struggle with aubergines.");
   const Verdict food = v.Verify(Cand(t.text, "aubergines", "HAS_CONDITION", Modality::kAsserted), t);

@@ -22,10 +22,13 @@ std::string WordNetLexname(const WordNet& wn, std::string_view w) {
 // Whether WordNet knows the phrase's last word as a noun and none of its senses is a person or
 // a group ("animal", "writing", "mountain"; not "twins", "household"): such a tail is nobody's
 // relative or friend. Words WordNet does not know (names, "seven-year-old") are not judged.
-bool NeverAPerson(const WordNet& wn, std::string_view phrase) {
+std::string_view LastWord(std::string_view phrase) {
   const size_t sp = phrase.find_last_of(' ');
-  const std::string_view head = sp == std::string_view::npos ? phrase : phrase.substr(sp + 1);
-  const auto senses = wn.LookupSynsets(head, WordNetPos::kNoun);
+  return sp == std::string_view::npos ? phrase : phrase.substr(sp + 1);
+}
+
+bool NeverAPerson(const WordNet& wn, std::string_view phrase) {
+  const auto senses = wn.LookupSynsets(LastWord(phrase), WordNetPos::kNoun);
   if (senses.empty()) return false;
   return std::none_of(senses.begin(), senses.end(), [&](const SynsetId& s) {
     const std::string lex = wn.Lexname(s);
@@ -75,7 +78,13 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
         const bool people_only = std::all_of(rel->tail_types.begin(), rel->tail_types.end(), [](const std::string& t) {
           return t == "person" || t == "relative";
         });
-        return people_only && wordnet && NeverAPerson(*wordnet, tail) ? -1 : 0;
+        if (people_only) return wordnet && NeverAPerson(*wordnet, tail) ? -1 : 0;
+        // Nobody uses a person or a group ("help underserved communities").
+        if (relation == "USES" && wordnet) {
+          const std::string lex = WordNetLexname(*wordnet, LastWord(tail));
+          if (lex == "noun.person" || lex == "noun.group") return -1;
+        }
+        return 0;
       }
       for (const auto* h : hits)
         if (std::find(rel->tail_types.begin(), rel->tail_types.end(), h->type) != rel->tail_types.end()) return 1;

@@ -170,6 +170,15 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
   return "";
 }
 
+// Whether the tail's clause says a momentary wish before it: "feel like" ("made me feel like
+// writing a drama", "I feel like pizza tonight") is wanting, not liking.
+bool FeelLike(const std::vector<Token>& t, int at) {
+  static const std::set<std::string, std::less<>> kFeel = {"feel", "feels", "felt", "feeling"};
+  for (int i = at - 1; i >= 1 && !ClauseEnd(t[static_cast<size_t>(i)]); --i)
+    if (t[static_cast<size_t>(i)].lower == "like" && kFeel.count(t[static_cast<size_t>(i - 1)].lower)) return true;
+  return false;
+}
+
 // Whether a diet is said of a thing, not of a person: the nearest subject before the tail in
 // its clause is "it", "this" or "that" ("It's dairy-free vanilla with strawberry filling"; not
 // "Come to think of it, my household is keto").
@@ -244,6 +253,7 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     // (11) The tail is a thing the speaker holds a stance on, and a diet is a person's.
     if (std::string why = NotAThing(toks, tb, te); !why.empty()) return reject("tail is " + why);
     if (c.relation == "FOLLOWS_DIET" && DietOfAThing(toks, tb)) return reject("a diet said of a thing");
+    if (c.relation == "LIKES" && FeelLike(toks, tb)) v.relation = "WANTS";
     // (9) A stance placed in the past no longer holds.
     // Kin stay kin: "my brother used to race motocross" still has the brother.
     if (c.modality == Modality::kAsserted && c.relation != "HAS_RELATIVE" && c.relation != "HAS_FRIEND" &&

@@ -51,7 +51,8 @@ class Verifier {
 // idiom ("give it a shot") and no person addressed ("That's awesome, John!"), and a diet is not
 // said of a thing ("It's dairy-free vanilla"); (12) with WordNet, a HAS_CONDITION tail whose
 // most frequent sense is a food becomes DISLIKES ("I really struggle with capers") and one that
-// is a person, group, artifact, place, animal or text is rejected.
+// is a person, group, artifact, place, animal or text is rejected; a liking after "feel like"
+// is a wish (WANTS).
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
