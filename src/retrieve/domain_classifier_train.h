@@ -39,7 +39,7 @@ struct TrainDomainArgs {
   uint64_t seed = 20261202;
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
   std::string lexicon_path;  // "" = DefaultLexiconPath()
-  int per_domain = 200;
+  int per_domain = 400;  // 200 until session 15 (docs/domain.md)
   DomainTrainOptions train;
 };
 int RunTrainDomain(const TrainDomainArgs& args);
