@@ -187,11 +187,16 @@ TEST(ExtractRuleVerifier, WhatWasTakenUpInsteadIsCurrent) {
   EXPECT_FALSE(verdict("I prefer to cook at home.", "cook at home", "LIKES", Modality::kAsserted).has_value());
 }
 
+// The verdict on an asserted (relation, tail) said in `text`.
+Verdict VerifyAsserted(const Verifier& v, const std::string& text, const std::string& tail, const std::string& rel) {
+  const Turn t = MakeTurn(text);
+  return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t);
+}
+
 TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   RuleVerifier v;
   auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
-    const Turn t = MakeTurn(text);
-    return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t).valid;
+    return VerifyAsserted(v, text, tail, rel).valid;
   };
   // A verb before its object, the noun of a light-verb idiom, a person addressed.
   EXPECT_FALSE(valid("Just water them twice a week and feed them in spring.", "feed", "LIKES"));
@@ -210,14 +215,10 @@ TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   EXPECT_TRUE(valid("My favourite city is Lisbon!", "Lisbon", "LIKES"));
   EXPECT_TRUE(valid("I love jazz, Coltrane above all.", "Coltrane", "LIKES"));
   // "Feel like" is a wish, not a liking.
-  {
-    const Turn t = MakeTurn("Rainy days make me feel like baking a crumble.");
-    const Verdict d = v.Verify(Cand(t.text, "crumble", "LIKES", Modality::kAsserted), t);
-    EXPECT_TRUE(d.valid);
-    EXPECT_EQ(d.relation, "WANTS");
-    const Turn u = MakeTurn("I feel great, and I like crumble.");
-    EXPECT_TRUE(v.Verify(Cand(u.text, "crumble", "LIKES", Modality::kAsserted), u).relation.empty());
-  }
+  const Verdict wish = VerifyAsserted(v, "Rainy days make me feel like baking a crumble.", "crumble", "LIKES");
+  EXPECT_TRUE(wish.valid);
+  EXPECT_EQ(wish.relation, "WANTS");
+  EXPECT_TRUE(VerifyAsserted(v, "I feel great, and I like crumble.", "crumble", "LIKES").relation.empty());
   // A diet is a person's, not a loaf's.
   EXPECT_FALSE(valid("It's gluten-free bread, so grab a slice.", "gluten-free", "FOLLOWS_DIET"));
   EXPECT_TRUE(valid("Come to think of it, we're vegan now.", "vegan", "FOLLOWS_DIET"));
@@ -230,8 +231,7 @@ TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   ASSERT_TRUE(res.lexname && res.type_check) << "WordNet or the ontology is missing";
   RuleVerifier v(res);
   auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
-    const Turn t = MakeTurn(text);
-    return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t).valid;
+    return VerifyAsserted(v, text, tail, rel).valid;
   };
   // Nothing WordNet knows of these is a person or a group.
   EXPECT_FALSE(valid("For me it's quiet evenings with my animals and a book.", "animals", "HAS_RELATIVE"));
@@ -247,13 +247,11 @@ TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   EXPECT_FALSE(valid("We volunteer to help rural communities get online.", "rural communities", "USES"));
   EXPECT_TRUE(valid("I do all my sketches on a tablet.", "tablet", "USES"));
   // A condition is a state: a food one struggles with is disliked, a company is no condition.
-  const Turn t = MakeTurn("Honestly I struggle with aubergines.");
-  const Verdict food = v.Verify(Cand(t.text, "aubergines", "HAS_CONDITION", Modality::kAsserted), t);
+  const Verdict food = VerifyAsserted(v, "Honestly I struggle with aubergines.", "aubergines", "HAS_CONDITION");
   EXPECT_TRUE(food.valid);
   EXPECT_EQ(food.relation, "DISLIKES");
   EXPECT_FALSE(valid("I signed a deal with a big insurance company.", "insurance company", "HAS_CONDITION"));
-  const Turn t2 = MakeTurn("I was diagnosed with asthma last spring.");
-  const Verdict asthma = v.Verify(Cand(t2.text, "asthma", "HAS_CONDITION", Modality::kAsserted), t2);
+  const Verdict asthma = VerifyAsserted(v, "I was diagnosed with asthma last spring.", "asthma", "HAS_CONDITION");
   EXPECT_TRUE(asthma.valid);
   EXPECT_TRUE(asthma.relation.empty());
 }

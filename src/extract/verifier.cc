@@ -63,18 +63,25 @@ bool HabitualSentence(const std::vector<Token>& t, int lo, int hi) {
   return false;
 }
 
+// Whether, walking back from token `at` until a token `stop` accepts, a word of `yes` comes
+// before any word of `no`: who the nearest subject before the tail is.
+bool NearestSubjectIn(const std::vector<Token>& t, int at, bool (*stop)(const Token&),
+                      const std::set<std::string, std::less<>>& yes, const std::set<std::string, std::less<>>& no) {
+  for (int i = at - 1; i >= 0 && !stop(t[static_cast<size_t>(i)]); --i) {
+    const std::string& w = t[static_cast<size_t>(i)].lower;
+    if (no.count(w)) return false;
+    if (yes.count(w)) return true;
+  }
+  return false;
+}
+
 // Whether the stance is someone else's: the nearest subject pronoun before the tail in its
 // sentence is a third person ("Then I have no doubt they'll love the icecream!"; but "They say
 // it's overrated, but I love jazz" is the speaker's).
 bool SaidOfSomeoneElse(const std::vector<Token>& t, int at) {
   static const std::set<std::string, std::less<>> kFirst = {"i", "we"};
   static const std::set<std::string, std::less<>> kThird = {"he", "she", "they"};
-  for (int i = at - 1; i >= 0 && !SentenceEnd(t[static_cast<size_t>(i)]); --i) {
-    const std::string& w = t[static_cast<size_t>(i)].lower;
-    if (kFirst.count(w)) return false;
-    if (kThird.count(w)) return true;
-  }
-  return false;
+  return NearestSubjectIn(t, at, SentenceEnd, kThird, kFirst);
 }
 
 // The lower-cased token i if lo <= i < hi, else "" (lets the cue checks look around a token
@@ -185,12 +192,7 @@ bool FeelLike(const std::vector<Token>& t, int at) {
 bool DietOfAThing(const std::vector<Token>& t, int at) {
   static const std::set<std::string, std::less<>> kPerson = {"i", "we", "he", "she", "they", "you"};
   static const std::set<std::string, std::less<>> kThing = {"it", "this", "that"};
-  for (int i = at - 1; i >= 0 && !ClauseEnd(t[static_cast<size_t>(i)]); --i) {
-    const std::string& w = t[static_cast<size_t>(i)].lower;
-    if (kPerson.count(w)) return false;
-    if (kThing.count(w)) return true;
-  }
-  return false;
+  return NearestSubjectIn(t, at, ClauseEnd, kThing, kPerson);
 }
 
 }  // namespace
