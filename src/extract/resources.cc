@@ -19,14 +19,15 @@ std::string WordNetLexname(const WordNet& wn, std::string_view w) {
   return "";
 }
 
-// Whether WordNet knows the phrase's last word as a noun and none of its senses is a person or
-// a group ("animal", "writing", "mountain"; not "twins", "household"): such a tail is nobody's
-// relative or friend. Words WordNet does not know (names, "seven-year-old") are not judged.
+// The head word of a tail ("underserved community" -> "community").
 std::string_view LastWord(std::string_view phrase) {
   const size_t sp = phrase.find_last_of(' ');
   return sp == std::string_view::npos ? phrase : phrase.substr(sp + 1);
 }
 
+// Whether WordNet knows the phrase's last word as a noun and none of its senses is a person or
+// a group ("animal", "writing", "mountain"; not "twins", "household"): such a tail is nobody's
+// relative or friend. Words WordNet does not know (names, "seven-year-old") are not judged.
 bool NeverAPerson(const WordNet& wn, std::string_view phrase) {
   const auto senses = wn.LookupSynsets(LastWord(phrase), WordNetPos::kNoun);
   if (senses.empty()) return false;

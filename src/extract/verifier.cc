@@ -147,18 +147,18 @@ bool TakenUp(const std::vector<Token>& t, int tb, int te) {
 }
 
 // Why the tail [tb, te) names no thing the speaker could hold a stance on, or "" when it may:
-// a verb before its object ("feed them properly") or particle ("to hang out"), the noun of a light-verb idiom ("give it a
-// shot", "a fair try"), a person addressed ("That's awesome, John!", "Hi Melanie!").
+// a verb before its object ("feed them properly") or particle ("I start to hang out"), the
+// noun of a light-verb idiom ("give it a shot", "a fair try"), a person addressed ("That's
+// awesome, John!", "Hi Melanie!").
 std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
   static const std::set<std::string, std::less<>> kObject = {"them", "him", "me", "us", "myself", "yourself", "themselves"};
+  static const std::set<std::string, std::less<>> kParticle = {"out", "around", "up"};
+  static const std::set<std::string, std::less<>> kBefore = {"to", "i", "we", "you", "they"};
   static const std::set<std::string, std::less<>> kIdiom = {"shot", "go", "whirl", "try"};
   static const std::set<std::string, std::less<>> kGreeting = {"hey", "hi", "hello", "thanks", "congrats",
                                                               "congratulations", "dear", "bye", "yo"};
   const int n = static_cast<int>(t.size());
   auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, n); };
-  // A phrasal verb after its subject or "to": "I start to hang out with some people".
-  static const std::set<std::string, std::less<>> kParticle = {"out", "around", "up"};
-  static const std::set<std::string, std::less<>> kBefore = {"to", "i", "we", "you", "they"};
   if (te - tb == 1 && (kObject.count(w(te)) || (kParticle.count(w(te)) && kBefore.count(w(tb - 1)))))
     return "a verb, not a thing";
   // A span that starts with an object pronoun took the verb's object for the thing: "I gave
@@ -252,7 +252,8 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     }
     // (8) The speaker holds no stance stated of someone else ("they'll love the icecream").
     if (c.head_is_speaker && SaidOfSomeoneElse(toks, tb)) return reject("said of someone else");
-    // (11) The tail is a thing the speaker holds a stance on, and a diet is a person's.
+    // (11) The tail is a thing the speaker holds a stance on, a diet is a person's, and "feel
+    // like" is a wish.
     if (std::string why = NotAThing(toks, tb, te); !why.empty()) return reject("tail is " + why);
     if (c.relation == "FOLLOWS_DIET" && DietOfAThing(toks, tb)) return reject("a diet said of a thing");
     if (c.relation == "LIKES" && FeelLike(toks, tb)) v.relation = "WANTS";

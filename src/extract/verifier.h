@@ -47,12 +47,13 @@ class Verifier {
 // past one: it says what held once, not what holds now (kinship excepted); (10) what the speaker
 // took up instead of something else is current ("in favour of Mubi", "prefer hiking to ...",
 // "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own;
-// (11) the tail is no verb before its object ("feed them properly"), no noun of a light-verb
-// idiom ("give it a shot") and no person addressed ("That's awesome, John!"), and a diet is not
-// said of a thing ("It's dairy-free vanilla"); (12) with WordNet, a HAS_CONDITION tail whose
-// most frequent sense is a food becomes DISLIKES ("I really struggle with capers") and one that
-// is a person, group, artifact, place, animal or text is rejected; a liking after "feel like"
-// is a wish (WANTS).
+// (11) the tail is no verb before its object or particle ("feed them properly", "to hang out"),
+// does not start with an object pronoun ("gave him extra marks"), is no noun of a light-verb
+// idiom ("give it a shot") and no person addressed ("That's awesome, John!"); a diet is not
+// said of a thing ("It's dairy-free vanilla"); a liking after "feel like" is a wish (WANTS);
+// (12) with WordNet, a HAS_CONDITION tail whose most frequent sense is a food becomes DISLIKES
+// ("I really struggle with capers") and one that is a person, group, artifact, place, animal or
+// text is rejected.
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
