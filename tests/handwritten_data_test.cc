@@ -1,4 +1,5 @@
-// data/handwritten/requests.json, planning.json and recall.json, the hand-written outside checks of retrieval:
+// data/handwritten/requests.json, requests2.json, planning.json and recall.json, the hand-written
+// outside checks of retrieval:
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
@@ -48,6 +49,13 @@ TEST(HandwrittenRequests, EveryRequestHasEvidenceSaidByItsAsker) {
 // (written in session 14 before the routine features were measured on it).
 TEST(HandwrittenPlanning, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("planning.json"), std::make_pair(size_t{9}, size_t{9}));
+}
+
+// Requests in five more voices (texting, formal, non-native), most governed by a constraint
+// (a bad knee, lactose intolerance, migraines from bright screens; written in session 15
+// before any number was measured on it).
+TEST(HandwrittenRequests2, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("requests2.json"), std::make_pair(size_t{30}, size_t{30}));
 }
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
