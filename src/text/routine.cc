@@ -52,11 +52,12 @@ int RoutineCues(std::string_view text) {
   static const Words kBefore = {"before", "after", "until", "till", "around"};
   static const Words kMeal = {"lunch", "breakfast", "dinner", "work", "school"};
   static const Words kPattern = {"shift", "shifts", "commute", "commuting", "rota", "timetable", "standup"};
+  static const std::string kNone;  // past the last token (both arms lvalues: no copy per token)
   bool recurrence = false, clock = false, pattern = false;
   for (size_t i = 0; i < t.size(); ++i) {
     const std::string& w = t[i];
-    const std::string& next = i + 1 < t.size() ? t[i + 1] : std::string();
-    const std::string& after = i + 2 < t.size() ? t[i + 2] : std::string();
+    const std::string& next = i + 1 < t.size() ? t[i + 1] : kNone;
+    const std::string& after = i + 2 < t.size() ? t[i + 2] : kNone;
     if (In(kRecurring, w) || IsPluralDay(w)) recurrence = true;
     if ((w == "every" || w == "each") && (IsTimeUnit(next) || ((next == "other" || next == "single") && IsTimeUnit(after))))
       recurrence = true;
