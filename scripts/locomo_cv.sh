@@ -5,7 +5,8 @@
 # other four (its setting chosen by cross-validation over those four: nested), and Recall@10
 # is pooled over the five held-out conversations, overall and per category, beside fusion and
 # the hand-set score of the same runs. About 5 minutes on 2 cores.
-# Usage: scripts/locomo_cv.sh [build-dir] [work-dir]
+# Usage: [ENSEMBLE=n] scripts/locomo_cv.sh [build-dir] [work-dir]   (n seeds per combiner, as
+# `train combiner --ensemble n`; default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${1:-build}"
@@ -20,7 +21,7 @@ for c in "${CONVS[@]}"; do
   for o in "${CONVS[@]}"; do
     if [ "$o" != "$c" ]; then cv+=(--cv "$L#$o"); fi
   done
-  "$B" train combiner --route dense-first "${cv[@]}" --out "$WORK/dense_$c.bin" > "$WORK/train_$c.log"
+  "$B" train combiner --route dense-first --ensemble "${ENSEMBLE:-1}" "${cv[@]}" --out "$WORK/dense_$c.bin" > "$WORK/train_$c.log"
   grep '^chosen' "$WORK/train_$c.log" | sed "s/^/$c: /"
   ONTOMEM_DENSE_COMBINER="$WORK/dense_$c.bin" "$B" bench --dataset "$L#$c" --methods "$METHODS" > "$WORK/bench_$c.txt"
 done

@@ -99,9 +99,11 @@ TEST(Mlp, SetLayerStartsALinearMapAtTheIdentity) {
   EXPECT_GT(m.Forward(x).dot(x), x.dot(x));
 }
 
-// Layers of 8, 16, 32 outputs take the eight-wide kernel; others the scalar loop.
+// Layers of a multiple of 8 outputs take the eight-wide kernel (over 64 in several passes);
+// others the scalar loop.
 TEST(Mlp, BatchForwardMatchesOneByOneOnEveryKernelPath) {
-  for (const auto& sizes : std::vector<std::vector<int>>{{46, 32, 1}, {13, 16, 8, 3}, {9, 24, 5}, {3, 64, 2}}) {
+  for (const auto& sizes : std::vector<std::vector<int>>{
+           {46, 32, 1}, {13, 16, 8, 3}, {9, 24, 5}, {3, 64, 2}, {50, 96, 1}, {7, 160, 40, 1}, {5, 120, 2}}) {
     Mlp m(sizes, OutputActivation::kSigmoid, 5);
     Eigen::MatrixXf X = Eigen::MatrixXf::Random(37, sizes.front());
     const Eigen::MatrixXf B = m.ForwardBatch(X);
@@ -126,6 +128,41 @@ TEST(Mlp, BatchForwardMatchesOneByOne) {
     for (Eigen::Index i = 0; i < X.rows(); ++i)
       EXPECT_TRUE(B.row(i).transpose().isApprox(m.Forward(X.row(i).transpose()), 1e-5f)) << "row " << i;
   }
+}
+
+// An ensemble is one network: its output logit is the members' mean logit, it survives a
+// save and load as any network, and members it cannot stack are refused.
+TEST(Mlp, MeanLogitEnsembleAveragesTheMembersLogits) {
+  const std::vector<Mlp> members = {Mlp({6, 8, 1}, OutputActivation::kSigmoid, 1),
+                                    Mlp({6, 4, 1}, OutputActivation::kSigmoid, 2),
+                                    Mlp({6, 8, 1}, OutputActivation::kSigmoid, 3)};
+  auto e = MeanLogitEnsemble(members);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->sizes(), (std::vector<int>{6, 20, 1}));
+  const std::string dir = testing::MakeTempDir("ontomem-mlp-ensemble");
+  ASSERT_TRUE(e->Save(dir + "/e.bin").ok());
+  auto loaded = Mlp::Load(dir + "/e.bin");
+  ASSERT_TRUE(loaded.ok());
+  auto logit = [](float p) { return std::log(p / (1 - p)); };
+  for (int i = 0; i < 20; ++i) {
+    const Eigen::VectorXf x = 2 * Eigen::VectorXf::Random(6);
+    float mean = 0;
+    for (const Mlp& m : members) mean += logit(m.Forward(x)(0)) / 3;
+    EXPECT_NEAR(logit(e->Forward(x)(0)), mean, 2e-3f);
+    EXPECT_NEAR(loaded->Forward(x)(0), e->Forward(x)(0), 1e-6f);
+  }
+  // The members' own outputs differ, so the test would notice a copy of one of them.
+  const Eigen::VectorXf x = Eigen::VectorXf::Ones(6);
+  EXPECT_GT(std::abs(members[0].Forward(x)(0) - members[2].Forward(x)(0)), 1e-3f);
+  std::filesystem::remove_all(dir);
+
+  EXPECT_EQ(MeanLogitEnsemble({}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(MeanLogitEnsemble({members[0], Mlp({5, 8, 1}, OutputActivation::kSigmoid, 4)}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(MeanLogitEnsemble({members[0], Mlp({6, 8, 4, 1}, OutputActivation::kSigmoid, 4)}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(MeanLogitEnsemble({members[0], Mlp({6, 8, 1}, OutputActivation::kLinear, 4)}).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// data/handwritten/requests.json, requests2.json, planning.json and recall.json, the hand-written
+// data/handwritten/requests.json, requests2.json, requests3.json, planning.json and recall.json, the hand-written
 // outside checks of retrieval:
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
@@ -56,6 +56,14 @@ TEST(HandwrittenPlanning, EveryRequestHasEvidenceSaidByItsAsker) {
 // before any number was measured on it).
 TEST(HandwrittenRequests2, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("requests2.json"), std::make_pair(size_t{30}, size_t{30}));
+}
+
+// 48 requests from eight more users (a teenager texting, a retired teacher, a non-native
+// engineer, a night-shift nurse, a wheelchair user, a sheep farmer...), about 70 turns each, so
+// the asker says some 35 turns and ranking them matters at k=10 (written in session 16 by a
+// helper that never ran the engine).
+TEST(HandwrittenRequests3, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("requests3.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {

@@ -398,6 +398,8 @@ int main(int argc, char** argv) {
   auto* train_cmb = train->add_subcommand("combiner", "fit the learned combiner of method full (docs/combiner.md)");
   TrainCombinerConfig tcc;
   train_cmb->add_option("--train", tcc.train_paths, "LoCoMo-format train splits (e.g. `bench gen-ipr --split train`)");
+  train_cmb->add_option("--train-models", tcc.train_with_models,
+                        "FILE DIR: a train split read with the extractor of models directory DIR (repeatable)");
   train_cmb->add_option("--dev", tcc.dev_paths, "splits the setting is chosen on (without --cv)");
   train_cmb->add_option("--cv", tcc.cv_paths,
                         "cross-validation splits, each held out once (\"file#conv-26\": one conversation of a file)");
@@ -408,12 +410,17 @@ int main(int argc, char** argv) {
   train_cmb->add_option("--hidden", tcc.hidden, "hidden units to try")->capture_default_str();
   train_cmb->add_option("--positive-weight", tcc.positive_weights, "weights of gold rows to try")->capture_default_str();
   train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();
+  train_cmb->add_option("--ensemble", tcc.ensemble, "seeds the chosen setting is fitted with, logits averaged")
+      ->capture_default_str();
   train_cmb->add_option("--edge-dropout", tcc.edge_dropout,
                         "share of train candidates with an edge trained as if the extractor had missed it")
       ->capture_default_str();
   train_cmb->add_option("--candidates", tcc.bench.retriever.combiner_candidates,
                         "best turns of each view the combiner reorders (must match the retriever's)")
       ->capture_default_str();
+  std::vector<std::string> train_cmb_params;
+  train_cmb->add_option("--param", train_cmb_params,
+                        "retrieval knob name=value the rows are computed with (docs/tuning.md; repeatable)");
   train_cmb->add_option("--k", tcc.bench.k, "cut-off k")->capture_default_str();
   train_cmb->add_option("--lexicon", c.lexicon, "lexicon file");
   auto* train_proj = train->add_subcommand("projection", "fit the learned dense-query projection (docs/combiner.md)");
@@ -685,6 +692,10 @@ int main(int argc, char** argv) {
     return st.ok() ? 0 : Fail(st);
   }
   if (*train_cmb) {
+    for (const auto& p : train_cmb_params) {
+      Status st = ApplyBenchParam(p, &tcc.bench);
+      if (!st.ok()) return Fail(st);
+    }
     auto emb = SifEmbedder::Open(c.lexicon.empty() ? DefaultLexiconPath() : c.lexicon, tcc.bench.sif);
     if (!emb.ok()) return Fail(emb.status());
     tcc.bench.embedder = *emb;

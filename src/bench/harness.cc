@@ -86,6 +86,11 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
     if (v == 0) r->graph_relations.erase("HAS_HABIT");
     else r->graph_relations.insert("HAS_HABIT");
   }
+  else if (name == "graph_combiner_turn_length") r->graph_combiner_turn_length = v != 0;
+  else if (name == "graph_conditions") {
+    if (v == 0) r->graph_relations.erase("HAS_CONDITION");
+    else r->graph_relations.insert("HAS_CONDITION");
+  }
   else if (name == "graph_top_n") r->graph_top_n = static_cast<size_t>(v);
   else if (name == "graph_all_relations") {
     if (v != 0) r->graph_relations.clear();
@@ -208,6 +213,7 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* c) {
   if (name == "prev_turn_weight") c->lexical.prev_turn_weight = v;
   else if (name == "speaker_weight") c->lexical.speaker_weight = v;
   else if (name == "sif_a") c->sif.sif_a = v;
+  else if (name == "fact_threshold") c->fact_threshold = v;
   else if (name == "drop_stop_words") c->sif.drop_stop_words = v != 0;
   else if (name == "common_component") c->sif.remove_common_component = v != 0;
   else if (name == "sif_weighting")
@@ -263,6 +269,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     Options opts;
     opts.data_dir = dir.string();
     opts.embedder = config.embedder;
+    opts.fact_threshold = config.fact_threshold;
     ASSIGN_OR_RETURN(auto store, OpenSqliteStore(opts.data_dir, true, Durability::kFull));
     MemoryImpl mem(opts, std::move(store), config.embedder, config.retriever, config.lexical);
     std::shared_ptr<const Ontology> ontology;  // set with the graph: gazetteer slices

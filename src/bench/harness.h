@@ -15,6 +15,7 @@
 #include "embed/sif_embedder.h"
 #include "engine/user_memory.h"
 #include "ontomem/embedder.h"
+#include "ontomem/options.h"
 #include "retrieve/retriever.h"
 
 namespace ontomem {
@@ -30,6 +31,7 @@ struct BenchConfig {
   RetrieverConfig retriever;
   LexicalConfig lexical;
   SifEmbedderOptions sif;  // used by the CLI to build `embedder` from the lexicon
+  float fact_threshold = Options().fact_threshold;  // assertions below stay vector-only
   bool progress = false;  // progress lines on stderr
   // When set, one JSON line per (question, method) for error analysis: gold ids, the ranked
   // ids with their per-view scores and paths, the route (docs/benchmarks.md).

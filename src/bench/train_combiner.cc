@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 #include <ostream>
 #include <random>
@@ -137,11 +138,11 @@ void TrainListwise(const std::vector<const Split*>& train, int epochs, uint64_t 
 
 // One setting (hidden units; gold-row weight, 0 = listwise) fitted on `train`.
 learn::Mlp Fit(const TrainCombinerConfig& config, const std::vector<const Split*>& train, int hidden, float pw,
-               float* loss) {
-  learn::Mlp m({static_cast<int>(kCombinerFeatures), hidden, 1}, learn::OutputActivation::kSigmoid, config.seed);
+               uint64_t seed, float* loss) {
+  learn::Mlp m({static_cast<int>(kCombinerFeatures), hidden, 1}, learn::OutputActivation::kSigmoid, seed);
   *loss = 0;
   if (pw == 0.0f) {
-    TrainListwise(train, config.epochs, config.seed, &m);
+    TrainListwise(train, config.epochs, seed, &m);
     return m;
   }
   size_t rows = 0;
@@ -161,7 +162,7 @@ learn::Mlp Fit(const TrainCombinerConfig& config, const std::vector<const Split*
   learn::MlpTrainOptions opt;
   opt.epochs = config.epochs;
   opt.batch_size = 64;
-  opt.seed = config.seed;
+  opt.seed = seed;
   *loss = m.Train(X, Y, opt, w);
   return m;
 }
@@ -193,13 +194,15 @@ class ScopedEnv {
 Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (config.route != "graph-first" && config.route != "dense-first")
     return Status::InvalidArgument("train combiner: --route is graph-first or dense-first");
-  if (config.train_paths.empty() && config.cv_paths.empty()) return Status::InvalidArgument("train combiner needs --train");
+  if (config.train_paths.empty() && config.train_with_models.empty() && config.cv_paths.empty())
+    return Status::InvalidArgument("train combiner needs --train");
   if (config.cv_paths.size() == 1)
     return Status::InvalidArgument("train combiner: --cv needs at least two splits (each is held out in turn)");
   if (config.dev_paths.empty() && config.cv_paths.empty())
     return Status::InvalidArgument("train combiner needs --dev or --cv splits (the setting is chosen there)");
   if (config.hidden.empty() || config.positive_weights.empty())
     return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
+  if (config.ensemble < 1) return Status::InvalidArgument("train combiner: --ensemble must be at least 1");
   const size_t k = static_cast<size_t>(config.bench.k);
   // The rows come from the hand-set score; the models being replaced may not even load (an
   // older feature layout), so the pipeline is opened without them.
@@ -210,6 +213,14 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
       ASSIGN_OR_RETURN(Split s, Collect(config, p));
       group->push_back(std::move(s));
     }
+  for (const auto& [p, models] : config.train_with_models) {
+    if (!std::filesystem::is_directory(models + "/extractor"))
+      return Status::InvalidArgument(fmt::format("train combiner: {} has no extractor/ models directory", models));
+    ScopedEnv with_models("ONTOMEM_MODELS", models.c_str());
+    ASSIGN_OR_RETURN(Split s, Collect(config, p));
+    s.path += " (models " + models + ")";
+    train.push_back(std::move(s));
+  }
   if (config.edge_dropout < 0 || config.edge_dropout >= 1)
     return Status::InvalidArgument(fmt::format("train combiner: --edge-dropout must be in [0, 1), got {}", config.edge_dropout));
   size_t dropped = 0;
@@ -256,6 +267,8 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   double best_score = -1;
   learn::Mlp best;
   std::string best_setting;
+  int best_hidden = 0;
+  float best_pw = 0;
   // Settings: pointwise binary cross-entropy with each gold-row weight, then listwise. With
   // --cv the setting is chosen on the held-out folds, else on --dev.
   std::vector<float> weights = config.positive_weights;
@@ -271,11 +284,11 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
         for (const Split* s : all_train)
           if (s != &cv[f]) fold_train.push_back(s);
         float fold_loss = 0;
-        const learn::Mlp fm = Fit(config, fold_train, hidden, pw, &fold_loss);
+        const learn::Mlp fm = Fit(config, fold_train, hidden, pw, config.seed, &fold_loss);
         cv_score += mean_recall(fm, {&cv[f]}, &per_fold) * static_cast<double>(Questions(cv[f])) * cv_weight;
       }
       float loss = 0;
-      const learn::Mlp m = Fit(config, all_train, hidden, pw, &loss);
+      const learn::Mlp m = Fit(config, all_train, hidden, pw, config.seed, &loss);
       std::string per_dev;
       const double train_r = mean_recall(m, all_train, nullptr), dev_r = mean_recall(m, dev_ptrs, &per_dev);
       std::string line = fmt::format("  {}: {}train R@{} {:.4f}", setting, pw == 0.0f ? "" : fmt::format("loss {:.4f}, ", loss), k, train_r);
@@ -283,7 +296,7 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
       if (!dev.empty()) line += fmt::format(", dev R@{}{} (mean {:.4f})", k, per_dev, dev_r);
       out << line << "\n";
       const double score = cv.empty() ? dev_r : cv_score;
-      if (score > best_score + 1e-12) best_score = score, best = m, best_setting = setting;
+      if (score > best_score + 1e-12) best_score = score, best = m, best_setting = setting, best_hidden = hidden, best_pw = pw;
     }
   double handset = 0;
   if (cv.empty()) {
@@ -293,6 +306,23 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   }
   out << fmt::format("chosen: {} ({} R@{} {:.4f}; hand-set unified score {:.4f})\n", best_setting,
                      cv.empty() ? "dev mean" : "held-out folds pooled", k, best_score, handset);
+  if (config.ensemble > 1) {
+    // The chosen setting fitted again with other seeds, the logits averaged: which seed won
+    // the comparison above is luck the written model should not keep.
+    std::vector<learn::Mlp> members = {best};
+    for (int i = 1; i < config.ensemble; ++i) {
+      float loss = 0;
+      members.push_back(Fit(config, all_train, best_hidden, best_pw, config.seed + 7919 * static_cast<uint64_t>(i), &loss));
+      std::string per_dev;
+      const double dev_r = mean_recall(members.back(), dev_ptrs, &per_dev);
+      out << fmt::format("  seed {}: dev R@{}{} (mean {:.4f})\n", i, k, per_dev, dev_r);
+    }
+    ASSIGN_OR_RETURN(best, learn::MeanLogitEnsemble(members));
+    std::string per_dev;
+    const double train_r = mean_recall(best, all_train, nullptr), dev_r = mean_recall(best, dev_ptrs, &per_dev);
+    out << fmt::format("ensemble of {} seeds: train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n", config.ensemble, k,
+                       train_r, k, per_dev, dev_r);
+  }
   const bool dense_route = config.route == "dense-first";
   const std::string path = !config.out_path.empty() ? config.out_path
                            : dense_route             ? DefaultDenseCombinerPath("")

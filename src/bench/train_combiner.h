@@ -16,6 +16,11 @@ namespace ontomem {
 
 struct TrainCombinerConfig {
   std::vector<std::string> train_paths;  // LoCoMo-format splits to fit on (IPR-synth train)
+  // More splits to fit on, each read with the extractor of its own models directory: an
+  // extractor that never saw the split's phrasing (`train extractor --ipr-phrasing-fold`)
+  // leaves gold turns without an edge as unseen phrasing does, so the combiner learns to
+  // weigh such turns instead of learning that a needed turn always has one.
+  std::vector<std::pair<std::string, std::string>> train_with_models;  // {split, models dir}
   std::vector<std::string> dev_paths;    // splits the setting is chosen on (IPR-synth dev)
   // Cross-validation splits (e.g. one LoCoMo conversation each, "file#conv-26"): each is held
   // out once while the setting is fitted on --train and the others; the setting is chosen on
@@ -32,6 +37,9 @@ struct TrainCombinerConfig {
   float edge_dropout = 0.0f;
   int epochs = 25;
   uint64_t seed = 1;
+  // The chosen setting is fitted with this many seeds and written as one network averaging
+  // their logits (learn::MeanLogitEnsemble); 1 = the single model the comparison chose.
+  int ensemble = 1;
   BenchConfig bench;  // embedder, k, other knobs
 };
 

@@ -130,9 +130,10 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
     fp.graph_context.detect_domains = [classifier](std::string_view query, const std::vector<std::string>& context) {
       std::vector<std::pair<std::string, float>> out;
       // Unsure (no domain above 0.1 of 34) counts as no domain, as the lifter's empty answer;
-      // after a sure first one, runners-up down to 0.03 (RetrieverConfig::max_query_domains).
+      // after a sure first one, runners-up down to 0.03. How many of them count is the
+      // retriever's choice (RetrieverConfig::max_query_domains).
       for (const auto& [d, p] : classifier->Predict(query, context).domains) {
-        if (p < (out.empty() ? 0.1f : 0.03f) || out.size() == 5) break;
+        if (p < (out.empty() ? 0.1f : 0.03f)) break;
         out.emplace_back(d, p);
       }
       return out;

@@ -41,37 +41,45 @@ Eigen::MatrixXf Sigmoid(const Eigen::MatrixXf& z) {
 Eigen::MatrixXf FastSigmoid(const Eigen::MatrixXf& z) { return z.array().logistic().matrix(); }
 
 // Z (o x n) = W (o x in) * A (in x n) + b, all column-major: most of a search's combiner (32 x 46
-// weights over ~500 candidates). A multiple of 8 outputs (up to 64) goes eight at a time, each
+// weights over ~500 candidates). A multiple of 8 outputs goes eight at a time, each
 // eight in its own accumulator (independent chains), in the AVX2 + FMA build where the CPU has
 // one (src/common/simd.h).
 using simd::V8;
 
+// Rows r0 .. r0 + 8 * NB of Z.
 template <int NB>
 [[gnu::always_inline]] inline void AffineBlocks(const float* W, const float* b, int o, int in, const float* A, int n,
-                                                float* Z) {
+                                                float* Z, int r0) {
   for (int c = 0; c < n; ++c) {
     const float* a = A + static_cast<size_t>(c) * static_cast<size_t>(in);
     V8 acc[NB];
-    for (int k = 0; k < NB; ++k) acc[k] = simd::At(b + 8 * k);
+    for (int k = 0; k < NB; ++k) acc[k] = simd::At(b + r0 + 8 * k);
     for (int f = 0; f < in; ++f) {
-      const float* w = W + static_cast<size_t>(f) * static_cast<size_t>(o);
+      const float* w = W + static_cast<size_t>(f) * static_cast<size_t>(o) + r0;
       const float af = a[f];
       for (int k = 0; k < NB; ++k) acc[k] += af * simd::At(w + 8 * k);
     }
-    std::memcpy(Z + static_cast<size_t>(c) * static_cast<size_t>(o), acc, sizeof acc);
+    std::memcpy(Z + static_cast<size_t>(c) * static_cast<size_t>(o) + r0, acc, sizeof acc);
   }
 }
 
 [[gnu::always_inline]] inline void AffineAny(const float* W, const float* b, int o, int in, const float* A, int n,
                                              float* Z) {
-  switch (o) {
-    case 8: return AffineBlocks<1>(W, b, o, in, A, n, Z);
-    case 16: return AffineBlocks<2>(W, b, o, in, A, n, Z);
-    case 24: return AffineBlocks<3>(W, b, o, in, A, n, Z);
-    case 32: return AffineBlocks<4>(W, b, o, in, A, n, Z);
-    case 48: return AffineBlocks<6>(W, b, o, in, A, n, Z);
-    case 64: return AffineBlocks<8>(W, b, o, in, A, n, Z);
-    default: break;
+  // Up to 64 rows at a time (an ensemble's wide hidden layer takes several passes).
+  if (o % 8 == 0) {
+    for (int r0 = 0; r0 < o; r0 += 64) {
+      switch (std::min(64, o - r0) / 8) {
+        case 1: AffineBlocks<1>(W, b, o, in, A, n, Z, r0); break;
+        case 2: AffineBlocks<2>(W, b, o, in, A, n, Z, r0); break;
+        case 3: AffineBlocks<3>(W, b, o, in, A, n, Z, r0); break;
+        case 4: AffineBlocks<4>(W, b, o, in, A, n, Z, r0); break;
+        case 5: AffineBlocks<5>(W, b, o, in, A, n, Z, r0); break;
+        case 6: AffineBlocks<6>(W, b, o, in, A, n, Z, r0); break;
+        case 7: AffineBlocks<7>(W, b, o, in, A, n, Z, r0); break;
+        default: AffineBlocks<8>(W, b, o, in, A, n, Z, r0); break;
+      }
+    }
+    return;
   }
   for (int c = 0; c < n; ++c)
     for (int j = 0; j < o; ++j) {
@@ -350,6 +358,35 @@ StatusOr<Mlp> Mlp::Load(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return Deserialize(ss.str(), path);
+}
+
+StatusOr<Mlp> MeanLogitEnsemble(const std::vector<Mlp>& members) {
+  if (members.empty()) return Status::InvalidArgument("MeanLogitEnsemble: no members");
+  const Mlp& first = members.front();
+  int hidden = 0;
+  for (const Mlp& m : members) {
+    if (m.sizes().size() != 3 || m.inputs() != first.inputs() || m.outputs() != 1 ||
+        m.output_activation() != first.output_activation())
+      return Status::InvalidArgument(
+          "MeanLogitEnsemble: members must have one hidden layer, one output and the same inputs and activation");
+    hidden += m.sizes()[1];
+  }
+  Mlp out({first.inputs(), hidden, 1}, first.output_activation());
+  Eigen::MatrixXf W1(hidden, first.inputs()), W2(1, hidden);
+  Eigen::VectorXf b1(hidden), b2 = Eigen::VectorXf::Zero(1);
+  const float share = 1.0f / static_cast<float>(members.size());
+  Eigen::Index row = 0;
+  for (const Mlp& m : members) {
+    const Eigen::Index h = m.sizes()[1];
+    W1.middleRows(row, h) = m.weights(0);
+    b1.segment(row, h) = m.bias(0);
+    W2.middleCols(row, h) = share * m.weights(1);
+    b2 += share * m.bias(1);
+    row += h;
+  }
+  RETURN_IF_ERROR(out.SetLayer(0, W1, b1));
+  RETURN_IF_ERROR(out.SetLayer(1, W2, b2));
+  return out;
 }
 
 }  // namespace ontomem::learn

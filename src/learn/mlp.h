@@ -64,6 +64,9 @@ class Mlp {
   float Step(const Eigen::Ref<const Eigen::MatrixXf>& X, const Eigen::Ref<const Eigen::MatrixXf>& Y,
              const Eigen::Ref<const Eigen::VectorXf>& w, float learning_rate, float l2);
 
+  // Layer l's weights (out x in) and bias.
+  const Eigen::MatrixXf& weights(size_t l) const { return W_[l]; }
+  const Eigen::VectorXf& bias(size_t l) const { return b_[l]; }
   // Replaces layer l's weights (out x in) and bias; InvalidArgument on a shape mismatch. Used
   // to start a linear map at the identity.
   Status SetLayer(size_t l, const Eigen::MatrixXf& W, const Eigen::VectorXf& b);
@@ -85,5 +88,12 @@ class Mlp {
   std::vector<Eigen::VectorXf> mb_, vb_;
   int64_t t_ = 0;
 };
+
+// One network whose output logit is the mean of the members' output logits: their hidden
+// layers side by side, each member's output weights divided by their count. The members are
+// networks of one hidden layer and one output of the same input size and output activation
+// (e.g. one setting fitted with several seeds); a seed's luck then averages out in one file
+// that Load reads as any other network.
+StatusOr<Mlp> MeanLogitEnsemble(const std::vector<Mlp>& members);
 
 }  // namespace ontomem::learn

@@ -972,10 +972,12 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
         if (bare_qv != qv) user.dense().ScoreAll(bare_qv.data(), &dense_bare);
         user.bm25().ScoreAll(QuestionTerms(query), &lexical_bare);
         const auto word_rarity = QuestionWordRarity(query, ctx);
-        const auto rows = CombinerCandidates(user, query, options, config,
+        auto rows = CombinerCandidates(user, query, options, config,
                                              {gv, dense, lexical, fused, fused_order, rewrite, projected, profile_scores,
                                               in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
                                               result.graph_candidates, word_rarity});
+        if (graph_first && !config.graph_combiner_turn_length)
+          for (auto& row : rows) row.second[41] = 0.0f;
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
