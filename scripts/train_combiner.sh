@@ -70,4 +70,4 @@ L="$DATA/locomo/locomo_dev5.json"
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
   --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
   --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" --dev "$WORK/recall_s2.json" \
-  --ensemble 3 --out models/retrieval/combiner_dense.bin
+  --out models/retrieval/combiner_dense.bin
