@@ -42,6 +42,18 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   c.dev_paths = {"dev.json"};
   c.hidden.clear();
   EXPECT_EQ(Train(c).code(), StatusCode::kInvalidArgument);
+  c.hidden = {8};
+  c.ensemble = 0;
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("--ensemble"), std::string::npos) << st.ToString();
+  c.ensemble = 1;
+  // A models directory without an extractor is refused before any split is read.
+  c.train_with_models = {{"other-half.json", "no-such-models-dir"}};
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("no-such-models-dir"), std::string::npos) << st.ToString();
+  c.train_with_models.clear();
 
   // A file that does not exist is an error naming it (nothing was trained or written).
   c.hidden = {8};

@@ -203,6 +203,10 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (config.hidden.empty() || config.positive_weights.empty())
     return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
   if (config.ensemble < 1) return Status::InvalidArgument("train combiner: --ensemble must be at least 1");
+  for (const auto& [p, models] : config.train_with_models)
+    if (!std::filesystem::is_directory(models + "/extractor"))
+      return Status::InvalidArgument(
+          fmt::format("train combiner: --train-models {} {}: {} has no extractor/ directory", p, models, models));
   const size_t k = static_cast<size_t>(config.bench.k);
   // The rows come from the hand-set score; the models being replaced may not even load (an
   // older feature layout), so the pipeline is opened without them.
@@ -214,8 +218,6 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
       group->push_back(std::move(s));
     }
   for (const auto& [p, models] : config.train_with_models) {
-    if (!std::filesystem::is_directory(models + "/extractor"))
-      return Status::InvalidArgument(fmt::format("train combiner: {} has no extractor/ models directory", models));
     ScopedEnv with_models("ONTOMEM_MODELS", models.c_str());
     ASSIGN_OR_RETURN(Split s, Collect(config, p));
     s.path += " (models " + models + ")";
