@@ -98,6 +98,11 @@ class CombinerTest : public ::testing::Test {
   const UserKey ana_{"acme", "ana"};
 };
 
+// The index the turn-length knob writes to is that feature's.
+TEST(CombinerFeatureLayout, TurnLengthIndexNamesTurnLength) {
+  EXPECT_STREQ(kCombinerFeatureNames[kTurnLengthFeature], "turn_length");
+}
+
 TEST_F(CombinerTest, ReordersGraphFirstSearchesByWhatItLearned) {
   const std::string q = "what should I watch at the film festival";
   UsePipeline(Prefers("graph_has"));

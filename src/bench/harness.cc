@@ -64,6 +64,11 @@ double Percentile(std::vector<double> v, double p) {
 
 // A knob of the retrieval methods (docs/tuning.md). False when `name` is not one.
 bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
+  // 0 drops the relation from those the graph view follows, anything else adds it.
+  auto follow = [&](const char* relation) {
+    if (v == 0) r->graph_relations.erase(relation);
+    else r->graph_relations.insert(relation);
+  };
   if (name == "context_weight") r->context_weight = v;
   else if (name == "asker_weight") r->asker_weight = v;
   else if (name == "neighbour_weight") r->neighbour_weight = v;
@@ -82,15 +87,9 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "graph_rank_k") r->graph_rank_k = v;
   else if (name == "unify_max") r->unify_max = v;
   else if (name == "dense_rank_k") r->dense_rank_k = v;
-  else if (name == "graph_habits") {
-    if (v == 0) r->graph_relations.erase("HAS_HABIT");
-    else r->graph_relations.insert("HAS_HABIT");
-  }
+  else if (name == "graph_habits") follow("HAS_HABIT");
   else if (name == "graph_combiner_turn_length") r->graph_combiner_turn_length = v != 0;
-  else if (name == "graph_conditions") {
-    if (v == 0) r->graph_relations.erase("HAS_CONDITION");
-    else r->graph_relations.insert("HAS_CONDITION");
-  }
+  else if (name == "graph_conditions") follow("HAS_CONDITION");
   else if (name == "graph_top_n") r->graph_top_n = static_cast<size_t>(v);
   else if (name == "graph_all_relations") {
     if (v != 0) r->graph_relations.clear();

@@ -19,6 +19,10 @@ std::string WordNetLexname(const WordNet& wn, std::string_view w) {
   return "";
 }
 
+namespace {
+
+bool PersonOrGroup(std::string_view lexname) { return lexname == "noun.person" || lexname == "noun.group"; }
+
 // The head word of a tail ("underserved community" -> "community").
 std::string_view LastWord(std::string_view phrase) {
   const size_t sp = phrase.find_last_of(' ');
@@ -31,11 +35,10 @@ std::string_view LastWord(std::string_view phrase) {
 bool NeverAPerson(const WordNet& wn, std::string_view phrase) {
   const auto senses = wn.LookupSynsets(LastWord(phrase), WordNetPos::kNoun);
   if (senses.empty()) return false;
-  return std::none_of(senses.begin(), senses.end(), [&](const SynsetId& s) {
-    const std::string lex = wn.Lexname(s);
-    return lex == "noun.person" || lex == "noun.group";
-  });
+  return std::none_of(senses.begin(), senses.end(), [&](const SynsetId& s) { return PersonOrGroup(wn.Lexname(s)); });
 }
+
+}  // namespace
 
 FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shared_ptr<const Ontology> ontology,
                                std::string* described) {
@@ -81,10 +84,7 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
         });
         if (people_only) return wordnet && NeverAPerson(*wordnet, tail) ? -1 : 0;
         // Nobody uses a person or a group ("help underserved communities").
-        if (relation == "USES" && wordnet) {
-          const std::string lex = WordNetLexname(*wordnet, LastWord(tail));
-          if (lex == "noun.person" || lex == "noun.group") return -1;
-        }
+        if (relation == "USES" && wordnet && PersonOrGroup(WordNetLexname(*wordnet, LastWord(tail)))) return -1;
         return 0;
       }
       for (const auto* h : hits)

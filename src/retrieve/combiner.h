@@ -21,6 +21,8 @@ namespace ontomem {
 inline constexpr size_t kCombinerFeatures = 50;
 extern const std::array<const char*, kCombinerFeatures> kCombinerFeatureNames;
 using CombinerFeatures = std::array<float, kCombinerFeatures>;
+// Index of `turn_length` in kCombinerFeatureNames (a measurement knob switches it off).
+inline constexpr size_t kTurnLengthFeature = 41;
 
 // Removes a candidate's graph evidence (edge, relation, domain match, hop), as if the extractor
 // had missed its edge. Training augmentation: the extractor learned the IPR-synth train

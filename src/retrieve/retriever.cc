@@ -719,7 +719,7 @@ std::vector<std::pair<int32_t, CombinerFeatures>> CombinerCandidates(const UserM
     x[38] = zat(zdr, i, 1);
     x[39] = named;
     x[40] = names_speaker;
-    x[41] = LogLength(user.token_count(i)) / 5.0f;
+    x[kTurnLengthFeature] = LogLength(user.token_count(i)) / 5.0f;
     x[42] = query_len;
     x[43] = zat(zlb, i, 0);
     x[44] = zat(zdb, i, 0);
@@ -977,7 +977,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
                                               in_window, dense_raw, lexical_raw, dense_bare, lexical_bare,
                                               result.graph_candidates, word_rarity});
         if (graph_first && !config.graph_combiner_turn_length)
-          for (auto& row : rows) row.second[41] = 0.0f;
+          for (auto& row : rows) row.second[kTurnLengthFeature] = 0.0f;
         if (combine) {
           // A candidate's score is the combiner's probability that it is needed; every other
           // turn keeps its unified-score order below them (shifted under -1).
