@@ -313,7 +313,7 @@ TEST(PrefEvalCompose, ErrorsNameTheFile) {
   EXPECT_EQ(st.code(), StatusCode::kNotFound);
   EXPECT_NE(st.message().find(fx.dir + "/nope"), std::string::npos) << st.message();
   // Bad kind.
-  st = ComposePrefEval({fx.prefeval, fx.filler, "persona", 1, {}}, &out);
+  st = ComposePrefEval({fx.prefeval, fx.filler, "personas", 1, {}}, &out);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   // Missing filler.
   st = ComposePrefEval({fx.prefeval, fx.dir + "/missing.json", "explicit", 1, {}}, &out);
@@ -352,14 +352,72 @@ TEST(PrefEvalCompose, ErrorsNameTheFile) {
   EXPECT_NE(st.message().find("explicit_preference"), std::string::npos) << st.message();
 }
 
+// Persona conversations do not say which user turn states the preference: the composer labels
+// the one sharing the most content terms (at least two, strictly most) and leaves the rest out.
+TEST(PrefEvalCompose, PersonaLabelsTheStatingTurnAndLeavesOutAmbiguousItems) {
+  Fixture fx;
+  const fs::path file = fs::path(fx.prefeval) / "implicit_preference" / "persona-driven" / "drink_tea.json";
+  json conv = json::object();
+  for (int i = 0; i <= 10; ++i)  // keys "0".."10": "10" sorts before "2" as text
+    conv[std::to_string(i)] = {{"user", fmt::format("Planning the garden, step {} of the trip.", i)},
+                               {"assistant", fmt::format("Reply {}.", i)}};
+  conv["10"]["user"] = "Oh and I never drink coffee, only green tea. Anyway, what about tulips?";
+  json items = json::array();
+  items.push_back({{"preference", "I only drink green tea and never coffee."}, {"question", "Morning plans?"},
+                   {"conversation", conv}});
+  items.push_back({{"preference", "I am allergic to peanuts and tree nuts."}, {"question", "A snack?"},
+                   {"conversation", {{"0", {{"user", "Peanuts and nuts at the fair."}, {"assistant", "a"}}},
+                                     {"1", {{"user", "The peanuts and the nuts again."}, {"assistant", "b"}}}}}});
+  items.push_back({{"preference", "I dislike crowded beaches."}, {"question", "Holiday?"},
+                   {"conversation", {{"0", {{"user", "Crowds at the museum."}, {"assistant", "c"}}}}}});
+  WriteFile(file, items.dump(2));
+  std::string out;
+  ComposeStats stats;
+  ASSERT_TRUE(ComposePrefEval({fx.prefeval, fx.filler, "persona", 3, {}}, &out, &stats).ok());
+  EXPECT_EQ(stats.questions, 1u);
+  EXPECT_EQ(stats.unlabelled, 2u);  // a tie at two shared terms; one shared term only
+  EXPECT_EQ(out.find("tree nuts"), std::string::npos);
+  EXPECT_EQ(out.find("Crowds at the museum"), std::string::npos);  // left-out items are not inserted
+  auto ds = ParseLocomo(out, "composed");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_EQ(ds->samples[0].qa.size(), 1u);
+  const Sample& s = ds->samples[0];
+  const QaItem& q = s.qa[0];
+  EXPECT_EQ(q.category, "prefeval-persona");
+  EXPECT_EQ(q.question, "Morning plans?");
+  ASSERT_EQ(q.evidence.size(), 1u);
+  auto gold = std::find_if(s.turns.begin(), s.turns.end(), [&](const Turn& t) { return t.id == q.evidence[0]; });
+  ASSERT_NE(gold, s.turns.end());
+  EXPECT_EQ(gold->text, conv["10"]["user"].get<std::string>());
+  EXPECT_EQ(gold->speaker, "Ana");
+  // The whole conversation is inserted in turn order, user and assistant alternating.
+  ASSERT_GE(gold - s.turns.begin(), 20);
+  for (int i = 0; i <= 10; ++i) {
+    const Turn& u = *(gold - 20 + 2 * i);
+    EXPECT_EQ(u.text, conv[std::to_string(i)]["user"].get<std::string>()) << i;
+    EXPECT_EQ(u.speaker, "Ana");
+    ASSERT_NE(gold - 19 + 2 * i, s.turns.end());
+    EXPECT_EQ((gold - 19 + 2 * i)->speaker, "Assistant");
+    EXPECT_EQ((gold - 19 + 2 * i)->text, fmt::format("Reply {}.", i));
+  }
+  // A turn key that is not a number is an error naming file and item.
+  items[0]["conversation"]["x1"] = {{"user", "u"}, {"assistant", "a"}};
+  WriteFile(file, items.dump(2));
+  Status st = ComposePrefEval({fx.prefeval, fx.filler, "persona", 3, {}}, &out);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("drink_tea.json: [0].conversation"), std::string::npos) << st.message();
+}
+
 TEST(PrefEvalCompose, RealPrefEvalAndLocomoDev) {
   const fs::path root = fs::path(ONTOMEM_SOURCE_DIR) / ".." / "shared" / "data";
   const fs::path pe = root / "prefeval", filler = root / "locomo" / "locomo_dev5.json";
   if (!fs::is_directory(pe / "explicit_preference") || !fs::exists(filler))
     GTEST_SKIP() << "no PrefEval or LoCoMo data under " << root;
-  for (const char* kind : {"explicit", "choice"}) {
+  for (const char* kind : {"explicit", "choice", "persona"}) {
+    const bool persona = std::string(kind) == "persona";
     std::string out;
-    Status st = ComposePrefEval({pe.string(), filler.string(), kind, 1, {}}, &out);
+    ComposeStats stats;
+    Status st = ComposePrefEval({pe.string(), filler.string(), kind, 1, {}}, &out, &stats);
     ASSERT_TRUE(st.ok()) << st.ToString();
     auto ds = ParseLocomo(out, kind);
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
@@ -378,7 +436,10 @@ TEST(PrefEvalCompose, RealPrefEvalAndLocomoDev) {
         EXPECT_TRUE(ids.count(q.evidence[0])) << s.sample_id << " " << q.evidence[0];
       }
     }
-    EXPECT_EQ(questions, 609u) << kind;
+    EXPECT_EQ(questions, stats.questions) << kind;
+    EXPECT_EQ(stats.questions + stats.unlabelled, 609u) << kind;
+    // Persona: 562 of 609 items have one user turn clearly stating the preference.
+    EXPECT_EQ(questions, persona ? 562u : 609u) << kind;
     EXPECT_EQ(domains.size(), 12u) << kind;
     EXPECT_GT(implicit, 0u);
     EXPECT_LT(implicit, questions);

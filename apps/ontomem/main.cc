@@ -343,7 +343,7 @@ int main(int argc, char** argv) {
   std::string compose_out;
   compose->add_option("--prefeval", cc.prefeval_dir, "PrefEval benchmark_dataset directory")->required();
   compose->add_option("--filler", cc.filler_path, "LoCoMo-format JSON used as the long history")->required();
-  compose->add_option("--kind", cc.kind, "explicit or choice")->required();
+  compose->add_option("--kind", cc.kind, "explicit, choice or persona")->required();
   compose->add_option("--seed", cc.seed, "random seed")->capture_default_str();
   compose->add_option("--topics", cc.topics, "only these topics (file stems; default all)")->delimiter(',');
   compose->add_option("--out", compose_out, "output file")->required();
@@ -636,7 +636,14 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("wrote {}\n", out);
     return 0;
   };
-  if (*compose) return write_dataset([&](std::string* doc) { return ComposePrefEval(cc, doc); }, compose_out);
+  if (*compose) {
+    ComposeStats cs;
+    int rc = write_dataset([&](std::string* doc) { return ComposePrefEval(cc, doc, &cs); }, compose_out);
+    if (rc == 0)
+      std::cout << fmt::format("{} questions; {} persona items left out (no user turn clearly states the preference)\n",
+                               cs.questions, cs.unlabelled);
+    return rc;
+  }
   if (*compose_recall) return write_dataset([&](std::string* doc) { return ComposeRecall(rcc, doc); }, recall_out);
   if (*convert_mb) return write_dataset([&](std::string* doc) { return ConvertMemoryBank(mbc, doc); }, mb_out);
   if (*bench) {

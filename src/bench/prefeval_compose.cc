@@ -34,7 +34,10 @@ struct Item {
   // The inserted turns in order: (is_user, text); the gold turn is block[gold].
   std::vector<std::pair<bool, std::string>> block;
   size_t gold = 0;
+  bool unlabelled = false;  // persona: no user turn clearly states the preference; not used
 };
+
+enum class Kind { kExplicit, kChoice, kPersona };
 
 struct Topic {
   std::string name;
@@ -59,7 +62,54 @@ std::string OptionalField(const json& obj, const char* field) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-StatusOr<Topic> LoadTopic(const fs::path& file, bool choice) {
+size_t SharedContentTerms(const std::set<std::string>& a, const std::string& b) {
+  std::set<std::string> sb;
+  for (auto& t : text::ContentTerms(b)) sb.insert(std::move(t));
+  size_t n = 0;
+  for (const auto& t : sb) n += a.count(t);
+  return n;
+}
+
+// Persona items do not say which user turn reveals the preference (README of the data). The
+// label: the user turn sharing the most content terms with `preference`, if it shares at least
+// two and strictly more than every other user turn; otherwise the item is unlabelled.
+Status LoadPersona(const json& o, const std::string& where, Item* item) {
+  auto conv = o.find("conversation");
+  if (conv == o.end() || conv->is_null()) return Status::InvalidArgument(fmt::format("{}: missing \"conversation\"", where));
+  if (!conv->is_object()) return Status::InvalidArgument(fmt::format("{}.conversation: not an object", where));
+  std::vector<std::pair<long, const json*>> steps;
+  for (auto it = conv->begin(); it != conv->end(); ++it) {
+    const std::string& key = it.key();
+    if (key.empty() || key.size() > 6 || key.find_first_not_of("0123456789") != std::string::npos)
+      return Status::InvalidArgument(fmt::format("{}.conversation: key \"{}\" is not a turn number", where, key));
+    steps.emplace_back(std::stol(key), &it.value());
+  }
+  if (steps.empty()) return Status::InvalidArgument(fmt::format("{}.conversation: no turns", where));
+  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::set<std::string> pref;
+  for (auto& t : text::ContentTerms(item->preference)) pref.insert(std::move(t));
+  size_t best = 0, second = 0;
+  for (const auto& [num, step] : steps) {
+    const std::string sw = fmt::format("{}.conversation.{}", where, num);
+    if (!step->is_object()) return Status::InvalidArgument(sw + ": not an object");
+    ASSIGN_OR_RETURN(std::string user, Field(*step, "user", sw));
+    ASSIGN_OR_RETURN(std::string assistant, Field(*step, "assistant", sw));
+    const size_t shared = SharedContentTerms(pref, user);
+    if (shared > best) {
+      second = best;
+      best = shared;
+      item->gold = item->block.size();
+    } else if (shared > second) {
+      second = shared;
+    }
+    item->block.emplace_back(true, std::move(user));
+    item->block.emplace_back(false, std::move(assistant));
+  }
+  item->unlabelled = best < 2 || best == second;
+  return Status::Ok();
+}
+
+StatusOr<Topic> LoadTopic(const fs::path& file, Kind kind) {
   Topic topic;
   topic.name = file.stem().string();
   topic.file = file.string();
@@ -78,7 +128,10 @@ StatusOr<Topic> LoadTopic(const fs::path& file, bool choice) {
     Item item;
     item.index = i;
     ASSIGN_OR_RETURN(item.question, Field(o, "question", where));
-    if (!choice) {
+    if (kind == Kind::kPersona) {
+      ASSIGN_OR_RETURN(item.preference, Field(o, "preference", where));
+      RETURN_IF_ERROR(LoadPersona(o, where, &item));
+    } else if (kind == Kind::kExplicit) {
       ASSIGN_OR_RETURN(item.preference, Field(o, "preference", where));
       item.block = {{true, item.preference}};
       item.gold = 0;
@@ -103,9 +156,10 @@ StatusOr<Topic> LoadTopic(const fs::path& file, bool choice) {
   return topic;
 }
 
-StatusOr<std::vector<Topic>> LoadTopics(const std::string& root, bool choice) {
-  const fs::path dir = choice ? fs::path(root) / "implicit_preference" / "choice-based"
-                              : fs::path(root) / "explicit_preference";
+StatusOr<std::vector<Topic>> LoadTopics(const std::string& root, Kind kind) {
+  const fs::path dir = kind == Kind::kChoice    ? fs::path(root) / "implicit_preference" / "choice-based"
+                       : kind == Kind::kPersona ? fs::path(root) / "implicit_preference" / "persona-driven"
+                                                : fs::path(root) / "explicit_preference";
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return Status::NotFound(fmt::format("{}: no such directory (expected a PrefEval benchmark_dataset)", dir.string()));
@@ -120,7 +174,7 @@ StatusOr<std::vector<Topic>> LoadTopics(const std::string& root, bool choice) {
   std::sort(files.begin(), files.end());
   std::vector<Topic> topics;
   for (const auto& f : files) {
-    ASSIGN_OR_RETURN(Topic t, LoadTopic(f, choice));
+    ASSIGN_OR_RETURN(Topic t, LoadTopic(f, kind));
     topics.push_back(std::move(t));
   }
   return topics;
@@ -190,12 +244,16 @@ struct Insertion {
   const Item* item = nullptr;
 };
 
-Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
+Status ComposeImpl(const ComposeConfig& config, std::string* json_out, ComposeStats* stats) {
   if (json_out == nullptr) return Status::InvalidArgument("ComposePrefEval: json_out is null");
-  if (config.kind != "explicit" && config.kind != "choice")
-    return Status::InvalidArgument(fmt::format("--kind must be \"explicit\" or \"choice\", not \"{}\"", config.kind));
-  const bool choice = config.kind == "choice";
-  ASSIGN_OR_RETURN(std::vector<Topic> topics, LoadTopics(config.prefeval_dir, choice));
+  Kind kind;
+  if (config.kind == "explicit") kind = Kind::kExplicit;
+  else if (config.kind == "choice") kind = Kind::kChoice;
+  else if (config.kind == "persona") kind = Kind::kPersona;
+  else
+    return Status::InvalidArgument(
+        fmt::format("--kind must be \"explicit\", \"choice\" or \"persona\", not \"{}\"", config.kind));
+  ASSIGN_OR_RETURN(std::vector<Topic> topics, LoadTopics(config.prefeval_dir, kind));
   if (!config.topics.empty()) {
     for (const auto& want : config.topics)
       if (std::none_of(topics.begin(), topics.end(), [&](const Topic& t) { return t.name == want; }))
@@ -208,7 +266,8 @@ Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
   size_t max_items = 0;
   for (const auto& t : topics) max_items = std::max(max_items, t.items.size());
   if (max_items == 0) return Status::InvalidArgument(config.prefeval_dir + ": every topic file is empty");
-  const std::string category = choice ? "prefeval-choice" : "prefeval-explicit";
+  const std::string category = "prefeval-" + config.kind;
+  ComposeStats counts;
 
   ojson out = ojson::array();
   for (size_t g = 0; g < max_items; ++g) {
@@ -219,6 +278,10 @@ Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
     std::vector<Insertion> ins;
     for (size_t t = 0; t < topics.size(); ++t) {
       if (g >= topics[t].items.size()) continue;
+      if (topics[t].items[g].unlabelled) {
+        ++counts.unlabelled;
+        continue;
+      }
       Insertion x;
       x.topic = t;
       x.item = &topics[t].items[g];
@@ -269,8 +332,9 @@ Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
 
     ojson qa = ojson::array();
     for (size_t t = 0; t < topics.size(); ++t) {
-      if (g >= topics[t].items.size()) continue;
+      if (g >= topics[t].items.size() || topics[t].items[g].unlabelled) continue;
       const Item& item = topics[t].items[g];
+      ++counts.questions;
       ojson q;
       q["question"] = item.question;
       q["evidence"] = ojson::array({gold[t]});
@@ -292,6 +356,7 @@ Status ComposeImpl(const ComposeConfig& config, std::string* json_out) {
     out.push_back(std::move(sample));
   }
   *json_out = out.dump(1, ' ', /*ensure_ascii=*/true);
+  if (stats != nullptr) *stats = counts;
   return Status::Ok();
 }
 
@@ -307,9 +372,9 @@ uint64_t PrefEvalUniform(std::mt19937_64& rng, uint64_t n) {
   return UniformBelow(rng, n);
 }
 
-Status ComposePrefEval(const ComposeConfig& config, std::string* json_out) {
+Status ComposePrefEval(const ComposeConfig& config, std::string* json_out, ComposeStats* stats) {
   try {
-    return ComposeImpl(config, json_out);
+    return ComposeImpl(config, json_out, stats);
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(fmt::format("ComposePrefEval: {}", e.what()));
   } catch (const std::exception& e) {

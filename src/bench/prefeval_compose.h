@@ -14,13 +14,18 @@
 namespace ontomem {
 
 struct ComposeConfig {
-  std::string prefeval_dir;  // holds explicit_preference/ and implicit_preference/choice-based/
+  std::string prefeval_dir;  // holds explicit_preference/ and implicit_preference/{choice-based,persona-driven}/
   std::string filler_path;   // a LoCoMo JSON file (list of samples); its QA is dropped
-  std::string kind;          // "explicit" or "choice"
+  std::string kind;          // "explicit", "choice" or "persona"
   uint64_t seed = 1;
   // Only these topics (file stems, e.g. "lifestyle_dietary"); empty = all. The combiner
   // trains on a few topics and is checked on the others (docs/combiner.md).
   std::vector<std::string> topics;
+};
+
+struct ComposeStats {
+  size_t questions = 0;   // questions written
+  size_t unlabelled = 0;  // persona items left out: no user turn clearly states the preference
 };
 
 // Composes the dataset and stores it (LoCoMo JSON, 1-space indent, ASCII-escaped) in
@@ -28,7 +33,7 @@ struct ComposeConfig {
 // filler sample g % n_filler and gets item g of every topic that has more than g items, so
 // every item is asked exactly once and each user holds at most one preference per topic.
 // Errors name the file (and item index) that caused them; no exception escapes.
-Status ComposePrefEval(const ComposeConfig& config, std::string* json_out);
+Status ComposePrefEval(const ComposeConfig& config, std::string* json_out, ComposeStats* stats = nullptr);
 
 // How many leading sessions of a conversation with `num_sessions` sessions receive the
 // inserted preference turns: ceil(num_sessions / 4), at least 1 (0 when there are none).
