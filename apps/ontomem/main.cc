@@ -412,6 +412,8 @@ int main(int argc, char** argv) {
   train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();
   train_cmb->add_option("--ensemble", tcc.ensemble, "seeds the chosen setting is fitted with, logits averaged")
       ->capture_default_str();
+  train_cmb->add_flag("--listwise,!--no-listwise", tcc.listwise,
+                      "also try the listwise loss (softmax over each query's candidates)");
   train_cmb->add_option("--edge-dropout", tcc.edge_dropout,
                         "share of train candidates with an edge trained as if the extractor had missed it")
       ->capture_default_str();
