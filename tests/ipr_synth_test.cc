@@ -222,6 +222,44 @@ TEST(IprSynth, PhrasingFoldsSplitTheTemplates) {
   EXPECT_EQ(GenerateIpr(all, &a).code(), StatusCode::kInvalidArgument);
 }
 
+// --chat-wrap: statements said in passing among chit-chat sentences. The labels hold (the
+// keyword-free rule is checked on the wrapped text), a wrapped gold turn still carries its
+// statement, gold turns get longer, and the percent is validated.
+TEST(IprSynth, ChatWrapSaysStatementsInPassing) {
+  IprConfig plain = Config("train", 40), wrapped = plain;
+  wrapped.chat_wrap = 100;
+  Dataset dp = Generate(plain), dw = Generate(wrapped);
+  Status st = CheckKeywordFree(dw);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(dp.samples.size(), dw.samples.size());
+  auto text_of = [](const Sample& s, const std::string& id) {
+    for (const auto& t : s.turns)
+      if (t.id == id) return t.text;
+    return std::string();
+  };
+  size_t same = 0, words_plain = 0, words_wrapped = 0;
+  for (size_t i = 0; i < dp.samples.size(); ++i) {
+    const Sample &a = dp.samples[i], &b = dw.samples[i];
+    if (a.turns.size() != b.turns.size() || a.qa.size() != b.qa.size()) continue;  // a retried draw
+    for (size_t q = 0; q < a.qa.size(); ++q) {
+      if (a.qa[q].evidence != b.qa[q].evidence) continue;
+      for (const auto& id : a.qa[q].evidence) {
+        const std::string tp = text_of(a, id), tw = text_of(b, id);
+        EXPECT_NE(tw.find(tp), std::string::npos) << tp << " | " << tw;
+        EXPECT_GT(tw.size(), tp.size()) << tw;
+        words_plain += text::CountWhitespaceTokens(tp);
+        words_wrapped += text::CountWhitespaceTokens(tw);
+        ++same;
+      }
+    }
+  }
+  EXPECT_GT(same, 40u);
+  EXPECT_GT(words_wrapped, 2 * words_plain);
+  std::string out;
+  wrapped.chat_wrap = 101;
+  EXPECT_EQ(GenerateIpr(wrapped, &out).code(), StatusCode::kInvalidArgument);
+}
+
 TEST(IprSynth, RejectsBadConfig) {
   std::string out;
   IprConfig c = Config("holdout", 1);

@@ -336,6 +336,9 @@ int main(int argc, char** argv) {
   genipr->add_option("--recur", ic.recur, "recurring-preference mode: sessions per recurring preference (0 = off; docs/promotion.md)")->capture_default_str();
   genipr->add_option("--phrasing-fold", ic.phrasing_fold,
                      "half of the split's phrasing (0 or 1; -1 = all, the frozen output)")->capture_default_str();
+  genipr->add_option("--chat-wrap", ic.chat_wrap,
+                     "percent of the user's statements said in passing among chit-chat sentences (training data; 0 = frozen output)")
+      ->capture_default_str();
   genipr->add_option("--out", ipr_out, "output file")->required();
 
   auto* compose = bench->add_subcommand("compose-prefeval", "compose PrefEval preferences into LoCoMo histories");

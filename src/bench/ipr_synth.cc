@@ -409,8 +409,11 @@ ojson FactsJson(const std::string& text, const std::vector<FactSpec>& facts) {
 
 class DialogueGen {
  public:
-  DialogueGen(const Pools& p, const Filler& f, int split, int scale, int index, uint64_t seed, int recur)
-      : p_(p), f_(f), split_(split), scale_(scale), index_(index), recur_(recur),
+  DialogueGen(const Pools& p, const Filler& f, int split, int scale, int index, uint64_t seed, int recur,
+              int chat_wrap)
+      : p_(p), f_(f), split_(split), scale_(scale), index_(index), recur_(recur), chat_wrap_(chat_wrap),
+        wrng_(SplitMix64(seed ^ SplitMix64(0xc4a7 + static_cast<uint64_t>(split) * 92821ULL +
+                                           static_cast<uint64_t>(index)))),
         rrng_(SplitMix64(seed ^ SplitMix64(0x7ec0 + static_cast<uint64_t>(split) * 65537ULL +
                                            static_cast<uint64_t>(index)))),
         rng_(SplitMix64(seed ^ SplitMix64(0x1b0 + static_cast<uint64_t>(split) * 1000003ULL +
@@ -423,6 +426,21 @@ class DialogueGen {
   bool Generate(ojson* out, int attempt);
 
  private:
+  // A statement said in passing: one or two chit-chat sentences of the filler around it.
+  std::string Wrap(const std::string& stmt) {
+    auto piece = [&]() {
+      std::string t = f_.turns.empty() ? wrng_.Pick(p_.chit_user) : f_.turns[wrng_.Below(f_.turns.size())];
+      while (!t.empty() && t.back() == ' ') t.pop_back();
+      if (!t.empty() && std::string_view(".!?").find(t.back()) == std::string_view::npos) t += '.';
+      return t;
+    };
+    std::vector<std::string> parts = {piece()};
+    if (wrng_.Chance(50)) parts.push_back(piece());
+    parts.insert(parts.begin() + static_cast<long>(wrng_.Below(parts.size() + 1)), stmt);
+    std::string out;
+    for (const auto& x : parts) out += (out.empty() ? "" : " ") + x;
+    return out;
+  }
   std::string Stmt(const std::vector<std::string>& cores, const std::map<std::string, std::string>& vars) {
     return Compose(rng_, p_.stmt_open, Fill(rng_.Pick(cores), vars), p_.stmt_close);
   }
@@ -518,7 +536,8 @@ class DialogueGen {
 
   const Pools& p_;
   const Filler& f_;
-  int split_, scale_, index_, recur_;
+  int split_, scale_, index_, recur_, chat_wrap_;
+  Rng wrng_;  // chat-wrap mode only (independent of scale: every scale wraps the same turns)
   Rng rrng_;  // recurring-preference mode only, so the default output never changes
   Rng rng_;   // structure: independent of scale, so every scale asks the same queries
   Rng frng_;  // filler: depends on scale
@@ -872,6 +891,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
         Out o;
         o.user = it.filler ? !prev_user : it.user;
         o.text = it.filler ? filler_text(o.user) : it.text;
+        if (!it.filler && it.user && chat_wrap_ > 0 && wrng_.Chance(chat_wrap_)) o.text = Wrap(o.text);
         o.speaker = o.user ? user : partner;
         o.session = s + 1;
         o.gold_for = it.gold_for;
@@ -1058,6 +1078,8 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
     return Status::InvalidArgument(fmt::format("gen-ipr: --recur must be in 0..7 (sessions), got {}", config.recur));
   if (config.dialogues < 1 || config.dialogues > 100000)
     return Status::InvalidArgument(fmt::format("gen-ipr: --dialogues must be in 1..100000, got {}", config.dialogues));
+  if (config.chat_wrap < 0 || config.chat_wrap > 100)
+    return Status::InvalidArgument(fmt::format("gen-ipr: --chat-wrap must be a percent in 0..100, got {}", config.chat_wrap));
   if (config.phrasing_fold < -1 || config.phrasing_fold > 1)
     return Status::InvalidArgument(fmt::format("gen-ipr: --phrasing-fold must be -1, 0 or 1, got {}", config.phrasing_fold));
   const Pools pools = BuildPools(split, config.phrasing_fold);
@@ -1069,7 +1091,8 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
     for (int attempt = 0; attempt < 50 && !done; ++attempt) {
       // Retry with a derived seed (still deterministic).
       DialogueGen gen(pools, *filler, split, config.scale, i,
-                      config.seed + static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ULL, config.recur);
+                      config.seed + static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ULL, config.recur,
+                      config.chat_wrap);
       ojson sample;
       if (gen.Generate(&sample, attempt)) {
         doc.push_back(std::move(sample));

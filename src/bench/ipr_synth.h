@@ -30,6 +30,10 @@ struct IprConfig {
   // never saw, inside the train split (`train extractor --ipr-phrasing-fold`; docs/RESULTS.md,
   // session 7).
   int phrasing_fold = -1;
+  // Percent of the user's statements (gold or not; not filler) said in passing: wrapped in one
+  // or two chit-chat sentences of the filler, as real chats state preferences. Training data
+  // only (`train combiner`); 0 = the frozen output, byte for byte.
+  int chat_wrap = 0;
 };
 
 // The documented seed of the frozen splits.
