@@ -1,5 +1,5 @@
 // data/handwritten/requests.json, requests2.json, requests3.json, planning.json and recall.json, the hand-written
-// outside checks of retrieval:
+// outside checks of retrieval, and chats_dev.json, a hand-written dev set:
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
@@ -64,6 +64,13 @@ TEST(HandwrittenRequests2, EveryRequestHasEvidenceSaidByItsAsker) {
 // helper that never ran the engine).
 TEST(HandwrittenRequests3, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("requests3.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+
+// A natural-chat dev set (session 17, written by a helper that never ran the engine, for
+// choosing between variants: unlike the files above it is looked at when choosing): 48
+// requests from eight users whose facts are said in passing inside long chat turns.
+TEST(HandwrittenChatsDev, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_dev.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
