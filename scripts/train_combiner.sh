@@ -8,9 +8,7 @@
 # - projection: IPR-synth train drawn with another seed (7), and the PrefEval topics
 #   education_learning_styles and entertain_sports composed into LoCoMo (seeds 2, 4); the epoch
 #   is chosen on IPR-synth dev.
-# - combiner: IPR-synth train (seed 20261202, 600 dialogues, 1x and 8x history; for the
-#   graph-first one 15% of the user's statements said in passing among chit-chat sentences,
-#   `--chat-wrap 15`: long chats punish the prior "a preference is a short turn"), the topics
+# - combiner: IPR-synth train (seed 20261202, 600 dialogues, 1x and 8x history), the topics
 #   lifestyle_health and shop_technology (seeds 2, 4) and recall questions over the LoCoMo dev
 #   conversations (`bench compose-recall`, seed 1: "what did you tell me about ..."), and those
 #   topics' persona-driven conversations (seeds 2, 4-8: the preference a clause in long
@@ -38,8 +36,6 @@ COMB_TOPICS=lifestyle_health,shop_technology
 mkdir -p "$WORK"
 for s in 1 8; do
   "$B" bench gen-ipr --seed 20261202 --split train --scale $s --dialogues 600 --out "$WORK/ipr_train_x$s.json"
-  "$B" bench gen-ipr --seed 20261202 --split train --scale $s --dialogues 600 --chat-wrap 15 \
-    --out "$WORK/ipr_chat_train_x$s.json"
   "$B" bench gen-ipr --seed 99 --split dev --scale $s --dialogues 500 --out "$WORK/ipr_dev_x$s.json"
 done
 "$B" bench gen-ipr --seed 7 --split train --scale 1 --dialogues 600 --out "$WORK/ipr_proj_x1.json"
@@ -68,7 +64,7 @@ done
   --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
   --out models/retrieval/projection.bin
 "$B" train combiner \
-  --train "$WORK/ipr_chat_train_x1.json" --train "$WORK/ipr_chat_train_x8.json" \
+  --train "$WORK/ipr_train_x1.json" --train "$WORK/ipr_train_x8.json" \
   --train "$WORK/pe_comb_explicit_s2.json" --train "$WORK/pe_comb_choice_s2.json" \
   --train "$WORK/pe_comb_explicit_s4.json" --train "$WORK/pe_comb_choice_s4.json" \
   --train "$WORK/recall_s1.json" "${PERSONA[@]}" \
