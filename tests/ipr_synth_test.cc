@@ -254,7 +254,7 @@ TEST(IprSynth, ChatWrapSaysStatementsInPassing) {
     }
   }
   EXPECT_GT(same, 40u);
-  EXPECT_GT(words_wrapped, 2 * words_plain);
+  EXPECT_GT(2 * words_wrapped, 3 * words_plain);  // > 1.5x (about 1.8x with generated chit-chat only)
   std::string out;
   wrapped.chat_wrap = 101;
   EXPECT_EQ(GenerateIpr(wrapped, &out).code(), StatusCode::kInvalidArgument);
