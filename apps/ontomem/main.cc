@@ -644,9 +644,11 @@ int main(int argc, char** argv) {
   if (*compose) {
     ComposeStats cs;
     int rc = write_dataset([&](std::string* doc) { return ComposePrefEval(cc, doc, &cs); }, compose_out);
-    if (rc == 0)
-      std::cout << fmt::format("{} questions; {} persona items left out (no user turn clearly states the preference)\n",
+    if (rc == 0 && cc.kind == "persona")
+      std::cout << fmt::format("{} questions; {} items left out (no user turn clearly states the preference)\n",
                                cs.questions, cs.unlabelled);
+    else if (rc == 0)
+      std::cout << fmt::format("{} questions\n", cs.questions);
     return rc;
   }
   if (*compose_recall) return write_dataset([&](std::string* doc) { return ComposeRecall(rcc, doc); }, recall_out);
