@@ -23,7 +23,7 @@
 #   setting is chosen on the held-out conversations' mean; IPR-synth, PrefEval and recall dev
 #   are reported). LoCoMo's other five conversations are not in this workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
-# topics and the IPR-synth test split are never read. About 15 minutes on 2 cores.
+# topics and the IPR-synth test split are never read. About 7 minutes on 2 cores (session 17).
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
