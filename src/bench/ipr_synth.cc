@@ -262,10 +262,6 @@ std::string Compose(Rng& rng, const std::vector<std::string>& open, const std::s
   return o + core + c;
 }
 
-std::set<std::string> TermSet(const std::string& s) {
-  auto t = text::ContentTerms(s);
-  return std::set<std::string>(t.begin(), t.end());
-}
 bool Intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
   for (const auto& x : a) if (b.count(x)) return true;
   return false;
@@ -931,7 +927,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
     std::set<std::string> gold_terms;
     std::vector<std::set<std::string>> gold_each;
     for (const auto& g : gold) {
-      auto t = TermSet(g.text);
+      auto t = text::ContentTermSet(g.text);
       gold_terms.insert(t.begin(), t.end());
       gold_each.push_back(std::move(t));
     }
@@ -944,7 +940,7 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
         c2 = rng_.Pick(p_.chit_partner);
         question = Compose(rng_, p_.query_open, Fill(rng_.Pick(p_.explicit_q), {{"v", slots_[q.explicit_slot].value}}),
                            p_.query_close);
-        const auto qt = TermSet(question);
+        const auto qt = text::ContentTermSet(question);
         ok = std::all_of(gold_each.begin(), gold_each.end(), [&](const auto& g) { return Intersects(qt, g); });
       } else {
         if (q.ellipsis) {
@@ -956,8 +952,8 @@ bool DialogueGen::Generate(ojson* out, int attempt) {
           c2 = rng_.Pick(p_.chit_partner);
           question = Compose(rng_, p_.query_open, rng_.Pick(p_.query_cores[q.type]), p_.query_close);
         }
-        ok = !Intersects(TermSet(question), gold_terms) && !Intersects(TermSet(c1), gold_terms) &&
-             !Intersects(TermSet(c2), gold_terms);
+        ok = !Intersects(text::ContentTermSet(question), gold_terms) &&
+             !Intersects(text::ContentTermSet(c1), gold_terms) && !Intersects(text::ContentTermSet(c2), gold_terms);
       }
     }
     if (!ok) return false;
@@ -1132,12 +1128,12 @@ Status CheckKeywordFree(const Dataset& dataset) {
         if (!q.speaker.empty() && it->second->speaker != q.speaker)
           return Status::InvalidArgument(where + ": gold id " + id + " is said by " + it->second->speaker +
                                          ", not the asking speaker " + q.speaker);
-        gold.push_back(TermSet(it->second->text));
+        gold.push_back(text::ContentTermSet(it->second->text));
       }
-      const auto qt = TermSet(q.question);
+      const auto qt = text::ContentTermSet(q.question);
       if (q.implicit.value_or(false)) {
         std::vector<std::pair<std::string, std::set<std::string>>> probes = {{"question", qt}};
-        for (const auto& c : q.context) probes.push_back({"context \"" + c + "\"", TermSet(c)});
+        for (const auto& c : q.context) probes.push_back({"context \"" + c + "\"", text::ContentTermSet(c)});
         for (const auto& [what, terms] : probes)
           for (size_t g = 0; g < gold.size(); ++g)
             for (const auto& term : terms)

@@ -62,21 +62,30 @@ std::string OptionalField(const json& obj, const char* field) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-size_t SharedContentTerms(const std::set<std::string>& a, const std::string& b) {
-  std::set<std::string> sb;
-  for (auto& t : text::ContentTerms(b)) sb.insert(std::move(t));
+// Distinct content terms of `b` that are in `a`.
+size_t SharedContentTerms(const std::set<std::string>& a, std::string_view b) {
   size_t n = 0;
-  for (const auto& t : sb) n += a.count(t);
+  for (const auto& t : text::ContentTermSet(b)) n += a.count(t);
   return n;
+}
+
+bool SharesContentTerm(std::string_view a, std::string_view b) {
+  return SharedContentTerms(text::ContentTermSet(a), b) > 0;
+}
+
+// The item's required "conversation" object.
+StatusOr<const json*> ConversationOf(const json& o, const std::string& where) {
+  auto conv = o.find("conversation");
+  if (conv == o.end() || conv->is_null()) return Status::InvalidArgument(fmt::format("{}: missing \"conversation\"", where));
+  if (!conv->is_object()) return Status::InvalidArgument(fmt::format("{}.conversation: not an object", where));
+  return &*conv;
 }
 
 // Persona items do not say which user turn reveals the preference (README of the data). The
 // label: the user turn sharing the most content terms with `preference`, if it shares at least
 // two and strictly more than every other user turn; otherwise the item is unlabelled.
 Status LoadPersona(const json& o, const std::string& where, Item* item) {
-  auto conv = o.find("conversation");
-  if (conv == o.end() || conv->is_null()) return Status::InvalidArgument(fmt::format("{}: missing \"conversation\"", where));
-  if (!conv->is_object()) return Status::InvalidArgument(fmt::format("{}.conversation: not an object", where));
+  ASSIGN_OR_RETURN(const json* conv, ConversationOf(o, where));
   std::vector<std::pair<long, const json*>> steps;
   for (auto it = conv->begin(); it != conv->end(); ++it) {
     const std::string& key = it.key();
@@ -86,8 +95,7 @@ Status LoadPersona(const json& o, const std::string& where, Item* item) {
   }
   if (steps.empty()) return Status::InvalidArgument(fmt::format("{}.conversation: no turns", where));
   std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::set<std::string> pref;
-  for (auto& t : text::ContentTerms(item->preference)) pref.insert(std::move(t));
+  const std::set<std::string> pref = text::ContentTermSet(item->preference);
   size_t best = 0, second = 0;
   for (const auto& [num, step] : steps) {
     const std::string sw = fmt::format("{}.conversation.{}", where, num);
@@ -138,11 +146,7 @@ StatusOr<Topic> LoadTopic(const fs::path& file, Kind kind) {
     } else {
       item.preference = OptionalField(o, "preference");
       item.aligned_op = OptionalField(o, "aligned_op");
-      auto conv = o.find("conversation");
-      if (conv == o.end() || conv->is_null())
-        return Status::InvalidArgument(fmt::format("{}: missing \"conversation\"", where));
-      if (!conv->is_object())
-        return Status::InvalidArgument(fmt::format("{}.conversation: not an object", where));
+      ASSIGN_OR_RETURN(const json* conv, ConversationOf(o, where));
       const std::string cw = where + ".conversation";
       ASSIGN_OR_RETURN(std::string query, Field(*conv, "query", cw));
       ASSIGN_OR_RETURN(std::string options, Field(*conv, "assistant_options", cw));
@@ -227,14 +231,6 @@ StatusOr<std::vector<Filler>> LoadFiller(const std::string& path) {
     out.push_back(std::move(f));
   }
   return out;
-}
-
-bool SharesContentTerm(const std::string& a, const std::string& b) {
-  std::vector<std::string> ta = text::ContentTerms(a);
-  std::set<std::string> sa(ta.begin(), ta.end());
-  for (const auto& t : text::ContentTerms(b))
-    if (sa.count(t)) return true;
-  return false;
 }
 
 struct Insertion {

@@ -310,6 +310,11 @@ std::vector<std::string> ContentTerms(std::string_view s) {
   return out;
 }
 
+std::set<std::string> ContentTermSet(std::string_view s) {
+  std::vector<std::string> t = ContentTerms(s);
+  return std::set<std::string>(t.begin(), t.end());
+}
+
 std::string AsciiLower(std::string_view s) {
   std::string out(s);
   for (char& c : out)

@@ -1,6 +1,7 @@
 // Text primitives shared by every stage: UTF-8 validation, tokenization, stop words, stemming.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,8 @@ std::string Stem(std::string_view lower_word);
 
 // Tokens for lexical matching: Tokenize, drop stop words, Stem.
 std::vector<std::string> ContentTerms(std::string_view s);
+// The distinct ContentTerms of `s`.
+std::set<std::string> ContentTermSet(std::string_view s);
 
 // ASCII lower case (other bytes unchanged): ids and keys, not linguistics.
 std::string AsciiLower(std::string_view s);
