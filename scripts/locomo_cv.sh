@@ -5,8 +5,10 @@
 # other four (its setting chosen by cross-validation over those four: nested), and Recall@10
 # is pooled over the five held-out conversations, overall and per category, beside fusion and
 # the hand-set score of the same runs. About 5 minutes on 2 cores.
-# Usage: [ENSEMBLE=n] scripts/locomo_cv.sh [build-dir] [work-dir]   (n seeds per combiner, as
-# `train combiner --ensemble n`; default 1)
+# Usage: [ENSEMBLE=n] [TRAIN_DIR=dir] scripts/locomo_cv.sh [build-dir] [work-dir]
+#   ENSEMBLE: n seeds per combiner, as `train combiner --ensemble n` (default 1).
+#   TRAIN_DIR: the work dir of scripts/train_combiner.sh; each fold then also trains on that
+#   script's dense-first --train files, as the installed model does (default: LoCoMo only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${1:-build}"
@@ -16,12 +18,19 @@ L=../shared/data/locomo/locomo_dev5.json
 CONVS=(conv-26 conv-30 conv-41 conv-42 conv-43)
 METHODS=fusion,full@combiner=0,full
 mkdir -p "$WORK"
+TRAIN=()
+if [ -n "${TRAIN_DIR:-}" ]; then
+  for f in ipr_train_x1 ipr_train_x8 pe_comb_explicit_s2 pe_comb_choice_s2 pe_comb_explicit_s4 pe_comb_choice_s4 recall_s1; do
+    [ -f "$TRAIN_DIR/$f.json" ] || { echo "locomo_cv: $TRAIN_DIR/$f.json missing (run scripts/train_combiner.sh with that work dir)" >&2; exit 2; }
+    TRAIN+=(--train "$TRAIN_DIR/$f.json")
+  done
+fi
 for c in "${CONVS[@]}"; do
   cv=()
   for o in "${CONVS[@]}"; do
     if [ "$o" != "$c" ]; then cv+=(--cv "$L#$o"); fi
   done
-  "$B" train combiner --route dense-first --ensemble "${ENSEMBLE:-1}" "${cv[@]}" --out "$WORK/dense_$c.bin" > "$WORK/train_$c.log"
+  "$B" train combiner --route dense-first --ensemble "${ENSEMBLE:-1}" "${TRAIN[@]}" "${cv[@]}" --out "$WORK/dense_$c.bin" > "$WORK/train_$c.log"
   grep '^chosen' "$WORK/train_$c.log" | sed "s/^/$c: /"
   ONTOMEM_DENSE_COMBINER="$WORK/dense_$c.bin" "$B" bench --dataset "$L#$c" --methods "$METHODS" > "$WORK/bench_$c.txt"
 done

@@ -126,6 +126,33 @@ TEST(Harness, DatasetSpecSelectsSamplesInTheGivenOrder) {
   std::filesystem::remove_all(dir);
 }
 
+// The `length` baseline ranks the asker's own turns by length: where it scores, a method's recall
+// may be the evidence turns' length rather than their meaning.
+TEST(Harness, LengthBaselineRanksTheAskersTurnsLongestFirst) {
+  std::string dir = testing::MakeTempDir("ontomem-harness-length");
+  std::string path = dir + "/data.json";
+  std::ofstream(path) << R"([{"sample_id":"s1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
+    "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I went vegan in March"},
+                 {"speaker":"Ben","dia_id":"D1:2","text":"Oh nice, I tried that once for a whole month and gave up after the second week of it"},
+                 {"speaker":"Ana","dia_id":"D1:3","text":"The bus was late again this morning and the driver just shrugged at all of us"}]},
+    "qa":[{"question":"What should I cook tonight?","evidence":["D1:1"],"speaker":"Ana"},
+          {"question":"How was the commute?","evidence":["D1:3"],"speaker":"Ana"},
+          {"question":"Who shrugged?","evidence":["D1:3"],"speaker":"Ana"}]}])";
+  BenchConfig c;
+  c.datasets = {path};
+  c.methods = {"length", "bm25"};
+  c.k = 1;
+  c.embedder = std::make_shared<testing::FakeEmbedder>();
+  std::ostringstream table;
+  nlohmann::json r;
+  Status st = RunBench(c, table, &r);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  // Ana's long turn ranks first, never Ben's longer one: the two questions about it are found,
+  // the short vegan turn is not (shortest first would score 1/3, counting Ben's turn 0).
+  EXPECT_NEAR(r["datasets"][0]["methods"]["length"]["recall"].get<double>(), 2.0 / 3.0, 1e-9);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Harness, BenchParamsAreCheckedByName) {
   BenchConfig c;
   EXPECT_TRUE(ApplyBenchParam("neighbour_weight=0.5", &c).ok());

@@ -158,7 +158,7 @@ Status MethodSetup(const std::string& spec, const BenchConfig& config, Method* m
   if (name == "fusion-weighted") { *method = Method::kFusion; rc->fusion = FusionKind::kWeighted; return Status::Ok(); }
   if (name == "full-no-promotion") { *method = Method::kFull; rc->use_promoted = false; return Status::Ok(); }
   if (ParseMethod(name, method)) return Status::Ok();
-  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, full, rewrite, ppr, fusion-rrf, fusion-weighted, full-no-promotion)", name));
+  return Status::InvalidArgument(fmt::format("unknown method \"{}\" (dense, bm25, fusion, full, rewrite, ppr, length, fusion-rrf, fusion-weighted, full-no-promotion)", name));
 }
 
 // True when some 1-4 word span of `text` is a gazetteer entry. Single common words are
@@ -174,6 +174,19 @@ bool MentionsGazetteerEntity(const Ontology& ontology, const std::string& text) 
     }
   }
   return false;
+}
+
+// The `length` baseline: the asker's turns, longest first (earlier first among equals). Not a
+// retrieval method but a check on a dataset: where it scores well, a method's recall may be the
+// length of the evidence turns rather than their meaning.
+std::vector<std::string> RankAskerTurnsByLength(const Sample& s, const std::string& asker, size_t k) {
+  std::vector<std::pair<size_t, size_t>> by_words;  // (words, turn index)
+  for (size_t i = 0; i < s.turns.size(); ++i)
+    if (asker.empty() || s.turns[i].speaker == asker) by_words.emplace_back(text::Tokenize(s.turns[i].text).size(), i);
+  std::stable_sort(by_words.begin(), by_words.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> ranked;
+  for (size_t i = 0; i < by_words.size() && i < k; ++i) ranked.push_back(s.turns[by_words[i].second].id);
+  return ranked;
 }
 
 }  // namespace
@@ -249,10 +262,12 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     if (!dump) return Status::IOError("cannot write " + config.dump_path);
   }
   std::vector<std::pair<Method, RetrieverConfig>> setups;
+  std::vector<bool> length_only;  // the `length` baseline: no search at all
   for (const auto& m : config.methods) {
-    Method method;
-    RetrieverConfig rc;
-    RETURN_IF_ERROR(MethodSetup(m, config, &method, &rc));
+    Method method = Method::kDense;
+    RetrieverConfig rc = config.retriever;
+    length_only.push_back(m == "length");
+    if (!length_only.back()) RETURN_IF_ERROR(MethodSetup(m, config, &method, &rc));
     if (config.on_candidates && method == Method::kFull) rc.candidate_log = std::make_shared<std::vector<CombinerRow>>();
     setups.emplace_back(method, rc);
   }
@@ -359,6 +374,22 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           gazetteer_slice = in ? "gazetteer:in" : "gazetteer:out";
         }
         for (size_t m = 0; m < setups.size(); ++m) {
+          // Every slice a question belongs to, for the method's ranking.
+          auto add = [&](const std::vector<std::string>& ranked, double us) {
+            double r = RecallAtK(ranked, gold, k), g = NdcgAtK(ranked, gold, k), p = PrecisionAtK(ranked, gold, k);
+            MethodAcc& a = acc[m];
+            a.all.Add(r, g, p);
+            a.latency_us.push_back(us);
+            if (q.implicit.has_value()) a.slices[*q.implicit ? "implicit" : "explicit"].Add(r, g, p);
+            if (!q.category.empty()) a.slices["category:" + q.category].Add(r, g, p);
+            for (const auto& pth : q.pathology) a.slices["pathology:" + pth].Add(r, g, p);
+            if (!q.domain.empty()) a.slices["domain:" + q.domain].Add(r, g, p);
+            if (!gazetteer_slice.empty()) a.slices[gazetteer_slice].Add(r, g, p);
+          };
+          if (length_only[m]) {
+            add(RankAskerTurnsByLength(s, q.speaker, k), 0);
+            continue;
+          }
           mem.set_retriever_config(setups[m].second);
           SearchOptions so;
           so.k = config.k;
@@ -398,17 +429,9 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
             line["gold_ranks"] = golds;
             dump << line.dump() << "\n";
           }
-          double r = RecallAtK(ranked, gold, k), g = NdcgAtK(ranked, gold, k), p = PrecisionAtK(ranked, gold, k);
-          MethodAcc& a = acc[m];
-          a.all.Add(r, g, p);
-          a.latency_us.push_back(us);
-          a.context_tokens += static_cast<double>(res->context_tokens);
-          if (!res->route.empty()) ++a.routes[res->route + "/" + res->uncertainty];
-          if (q.implicit.has_value()) a.slices[*q.implicit ? "implicit" : "explicit"].Add(r, g, p);
-          if (!q.category.empty()) a.slices["category:" + q.category].Add(r, g, p);
-          for (const auto& pth : q.pathology) a.slices["pathology:" + pth].Add(r, g, p);
-          if (!q.domain.empty()) a.slices["domain:" + q.domain].Add(r, g, p);
-          if (!gazetteer_slice.empty()) a.slices[gazetteer_slice].Add(r, g, p);
+          add(ranked, us);
+          acc[m].context_tokens += static_cast<double>(res->context_tokens);
+          if (!res->route.empty()) ++acc[m].routes[res->route + "/" + res->uncertainty];
         }
       }
       (void)mem.Forget(key);  // keep the bench's memory flat across samples

@@ -23,7 +23,8 @@ namespace ontomem {
 struct BenchConfig {
   std::vector<std::string> datasets;
   // "dense", "bm25", "fusion", "full", "rewrite", "ppr", measurement variants "fusion-rrf",
-  // "fusion-weighted", "full-no-promotion", and any of them with its own retriever knobs:
+  // "fusion-weighted", "full-no-promotion", the dataset check "length" (the asker's turns,
+  // longest first), and any of the methods with its own retriever knobs:
   // "full@w_graph=0.6:w_dense=0.3" (variants share one ingest).
   std::vector<std::string> methods = {"dense", "bm25", "fusion"};
   int k = 10;
