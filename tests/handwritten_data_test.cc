@@ -1,5 +1,5 @@
 // data/handwritten/requests.json, requests2.json, requests3.json, planning.json and recall.json, the hand-written
-// outside checks of retrieval, and chats_dev.json, a hand-written dev set:
+// outside checks of retrieval, and the natural-chat sets chats_dev*.json (dev) and chats_test.json:
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
@@ -77,6 +77,17 @@ TEST(HandwrittenChatsDev, EveryRequestHasEvidenceSaidByItsAsker) {
 // their lengths match the evidence turns', so ranking by length finds nothing (R@10 0.29).
 TEST(HandwrittenChatsDevMatched, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_dev_matched.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+
+// Sixteen more users written the same way and length-matched as they were written (session 18,
+// four helpers that never ran the engine, each checked that ranking by length or by shared words
+// does no better than random): chats_dev2 is for choosing, chats_test is read once per change.
+TEST(HandwrittenChatsDev2, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_dev2.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+
+TEST(HandwrittenChatsTest, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_test.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
