@@ -90,6 +90,12 @@ TEST(HandwrittenChatsTest, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_test.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
+// Training rows for the graph-first combiner (scripts/train_combiner.sh): sixteen more users, eight
+// requests each, written and length-matched the same way (session 18).
+TEST(HandwrittenChatsTrain, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_train.json"), std::make_pair(size_t{128}, size_t{128}));
+}
+
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
   auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/recall.json");
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
