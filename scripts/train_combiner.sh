@@ -16,9 +16,9 @@
 #   hand-written natural chats of data/handwritten/chats_train.json (128 requests, sixteen users;
 #   listed three times: weighted 3, chosen over 1 and 5 on the natural-chat dev sets, session
 #   18); the setting is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in
-#   docs/RESULTS.md), those two topics composed with seed 3 and recall seed 2. The graph-first setting is fixed (hidden 32,
-#   gold rows weighted 4): with the persona rows the grid's pick on those files, listwise, won by
-#   0.2 points there and lost 1.2 on dev-B 8x (docs/RESULTS.md, session 17).
+#   docs/RESULTS.md), those two topics composed with seed 3 and recall seed 2. The graph-first
+#   setting is fixed (hidden 32, gold rows weighted 4): with the persona rows the grid's pick on
+#   those files, listwise, won by 0.2 points there and lost 1.2 on dev-B 8x (session 17).
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo, and questions
 #   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
 #   queries plus the five LoCoMo dev conversations, cross-validated one conversation out (the
