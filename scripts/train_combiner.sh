@@ -13,8 +13,8 @@
 #   conversations (`bench compose-recall`, seed 1: "what did you tell me about ..."), and those
 #   topics' persona-driven conversations (seeds 2, 4-8: the preference a clause in long
 #   chit-chat turns, the shape of a real chat; the other kinds' items are short), and the
-#   hand-written natural chats of data/handwritten/chats_train.json (128 requests, sixteen users;
-#   listed three times: weighted 3, chosen over 1 and 5 on the natural-chat dev sets, session
+#   hand-written natural chats of data/handwritten/chats_train.json (256 requests, 32 users;
+#   listed three times: weighted 3, chosen over 1 and 2 on the natural-chat dev sets, session
 #   18); the setting is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in
 #   docs/RESULTS.md), those two topics composed with seed 3 and recall seed 2. The graph-first
 #   setting is fixed (hidden 32, gold rows weighted 4): with the persona rows the grid's pick on

@@ -90,10 +90,10 @@ TEST(HandwrittenChatsTest, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_test.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
-// Training rows for the graph-first combiner (scripts/train_combiner.sh): sixteen more users, eight
+// Training rows for the graph-first combiner (scripts/train_combiner.sh): 32 more users, eight
 // requests each, written and length-matched the same way (session 18).
 TEST(HandwrittenChatsTrain, EveryRequestHasEvidenceSaidByItsAsker) {
-  EXPECT_EQ(CheckRequests("chats_train.json"), std::make_pair(size_t{128}, size_t{128}));
+  EXPECT_EQ(CheckRequests("chats_train.json"), std::make_pair(size_t{256}, size_t{256}));
 }
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
