@@ -8,7 +8,8 @@
 # Usage: [ENSEMBLE=n] [TRAIN_DIR=dir] scripts/locomo_cv.sh [build-dir] [work-dir]
 #   ENSEMBLE: n seeds per combiner, as `train combiner --ensemble n` (default 1).
 #   TRAIN_DIR: the work dir of scripts/train_combiner.sh; each fold then also trains on that
-#   script's dense-first --train files, as the installed model does (default: LoCoMo only).
+#   script's dense-first --train files (listed in its dense_first_train.txt), as the installed
+#   model does (default: LoCoMo only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${1:-build}"
@@ -20,10 +21,12 @@ METHODS=fusion,full@combiner=0,full
 mkdir -p "$WORK"
 TRAIN=()
 if [ -n "${TRAIN_DIR:-}" ]; then
-  for f in ipr_train_x1 ipr_train_x8 pe_comb_explicit_s2 pe_comb_choice_s2 pe_comb_explicit_s4 pe_comb_choice_s4 recall_s1; do
+  LIST="$TRAIN_DIR/dense_first_train.txt"
+  [ -f "$LIST" ] || { echo "locomo_cv: $LIST missing (run scripts/train_combiner.sh with that work dir)" >&2; exit 2; }
+  while read -r f; do
     [ -f "$TRAIN_DIR/$f.json" ] || { echo "locomo_cv: $TRAIN_DIR/$f.json missing (run scripts/train_combiner.sh with that work dir)" >&2; exit 2; }
     TRAIN+=(--train "$TRAIN_DIR/$f.json")
-  done
+  done < "$LIST"
 fi
 for c in "${CONVS[@]}"; do
   cv=()

@@ -65,22 +65,18 @@ done
   --train "$WORK/pe_proj_explicit_s4.json" --train "$WORK/pe_proj_choice_s4.json" \
   --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
   --out models/retrieval/projection.bin
-"$B" train combiner \
-  --train "$WORK/ipr_train_x1.json" --train "$WORK/ipr_train_x8.json" \
-  --train "$WORK/pe_comb_explicit_s2.json" --train "$WORK/pe_comb_choice_s2.json" \
-  --train "$WORK/pe_comb_explicit_s4.json" --train "$WORK/pe_comb_choice_s4.json" \
-  --train "$WORK/recall_s1.json" "${PERSONA[@]}" \
+# The train splits both combiners read, and their dev files. The list is also written to the
+# work dir, so `TRAIN_DIR=WORK scripts/locomo_cv.sh` trains its folds on the same files.
+SHARED=(ipr_train_x1 ipr_train_x8 pe_comb_explicit_s2 pe_comb_choice_s2 pe_comb_explicit_s4 pe_comb_choice_s4 recall_s1)
+printf '%s\n' "${SHARED[@]}" > "$WORK/dense_first_train.txt"
+TRAIN=()
+for f in "${SHARED[@]}"; do TRAIN+=(--train "$WORK/$f.json"); done
+DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
+     --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" --dev "$WORK/recall_s2.json")
+"$B" train combiner "${TRAIN[@]}" "${PERSONA[@]}" \
   --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json \
-  --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
-  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" --dev "$WORK/recall_s2.json" \
-  --hidden 32 --positive-weight 4 --no-listwise --ensemble 3 --out models/retrieval/combiner.bin
+  "${DEV[@]}" --hidden 32 --positive-weight 4 --no-listwise --ensemble 3 --out models/retrieval/combiner.bin
 L="$DATA/locomo/locomo_dev5.json"
-"$B" train combiner --route dense-first \
-  --train "$WORK/ipr_train_x1.json" --train "$WORK/ipr_train_x8.json" \
-  --train "$WORK/pe_comb_explicit_s2.json" --train "$WORK/pe_comb_choice_s2.json" \
-  --train "$WORK/pe_comb_explicit_s4.json" --train "$WORK/pe_comb_choice_s4.json" \
-  --train "$WORK/recall_s1.json" \
+"$B" train combiner --route dense-first "${TRAIN[@]}" \
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
-  --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
-  --dev "$WORK/pe_comb_explicit_s3.json" --dev "$WORK/pe_comb_choice_s3.json" --dev "$WORK/recall_s2.json" \
-  --out models/retrieval/combiner_dense.bin
+  "${DEV[@]}" --out models/retrieval/combiner_dense.bin

@@ -261,13 +261,13 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     dump.open(config.dump_path, std::ios::binary | std::ios::trunc);
     if (!dump) return Status::IOError("cannot write " + config.dump_path);
   }
+  // The `length` baseline runs no search: its setup is a placeholder.
+  auto length_only = [&](size_t m) { return config.methods[m] == "length"; };
   std::vector<std::pair<Method, RetrieverConfig>> setups;
-  std::vector<bool> length_only;  // the `length` baseline: no search at all
-  for (const auto& m : config.methods) {
+  for (size_t i = 0; i < config.methods.size(); ++i) {
     Method method = Method::kDense;
     RetrieverConfig rc = config.retriever;
-    length_only.push_back(m == "length");
-    if (!length_only.back()) RETURN_IF_ERROR(MethodSetup(m, config, &method, &rc));
+    if (!length_only(i)) RETURN_IF_ERROR(MethodSetup(config.methods[i], config, &method, &rc));
     if (config.on_candidates && method == Method::kFull) rc.candidate_log = std::make_shared<std::vector<CombinerRow>>();
     setups.emplace_back(method, rc);
   }
@@ -386,7 +386,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
             if (!q.domain.empty()) a.slices["domain:" + q.domain].Add(r, g, p);
             if (!gazetteer_slice.empty()) a.slices[gazetteer_slice].Add(r, g, p);
           };
-          if (length_only[m]) {
+          if (length_only(m)) {
             add(RankAskerTurnsByLength(s, q.speaker, k), 0);
             continue;
           }
