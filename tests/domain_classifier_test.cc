@@ -203,6 +203,73 @@ TEST(DomainClassifier, TrainingRejectsUnknownDomainsAndMissingIntents) {
   EXPECT_FALSE(DomainClassifier::Train(Get().featurizer, {}, {}).ok());
 }
 
+// Hand-written labelled requests: a request listing two domains is a soft target split over
+// them; a bad line names the file, the line and what is wrong, and nothing is half-loaded.
+TEST(DomainClassifier, HandWrittenRequestsLoadAsSoftTargetsAndBadLinesAreNamed) {
+  const auto& o = *Get().ontology;
+  const std::string path = Get().dir + "/requests.jsonl";
+  auto write = [&](const std::string& text) { std::ofstream(path, std::ios::binary) << text; };
+  write("{\"question\": \"in-laws land friday, fridge is empty\", \"context\": [], "
+        "\"domains\": [\"food_diet\", \"family_friends\"], \"intent\": \"recommend\"}\n\n"
+        "{\"question\": \"what was that show I loved?\", \"domains\": [\"movies_tv\"], \"intent\": \"recall\"}\n");
+  auto r = LoadDomainRequests(path, o, 3.0f);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].domain, "food_diet");
+  EXPECT_EQ((*r)[1].domain, "family_friends");
+  EXPECT_FLOAT_EQ((*r)[0].weight, 1.5f);
+  EXPECT_FLOAT_EQ((*r)[2].weight, 3.0f);
+  EXPECT_EQ((*r)[0].intent, 0);
+  EXPECT_EQ((*r)[2].intent, 1);
+  EXPECT_TRUE((*r)[2].context.empty());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"{\"question\": \"x\", \"domains\": [\"gardening_club\"], \"intent\": \"recall\"}\n", "unknown domain"},
+      {"{\"question\": \"x\", \"domains\": [\"music\"], \"intent\": \"chat\"}\n", "intent"},
+      {"{\"question\": \"x\", \"domains\": []}\n", "domains"},
+      {"{\"question\": \"x\", \"domains\": [\"music\"], \"intent\": \"recall\"}\n{oops\n", ":2: not a JSON object"},
+      {"{\"question\": \"caf\xe9\", \"domains\": [\"music\"], \"intent\": \"recall\"}\n", "UTF-8"},
+      {"\n", "no requests"}};
+  for (const auto& [text, what] : bad) {
+    write(text);
+    auto b = LoadDomainRequests(path, o, 1.0f);
+    ASSERT_FALSE(b.ok()) << text;
+    EXPECT_NE(b.status().ToString().find(what), std::string::npos) << b.status().ToString();
+  }
+  EXPECT_FALSE(LoadDomainRequests(Get().dir + "/missing.jsonl", o, 1.0f).ok());
+}
+
+// The hand-written request files of data/handwritten/ load, cover every domain (train and dev),
+// and chats_train_domains.jsonl labels chats_train.json's requests in order.
+TEST(DomainClassifier, HandWrittenRequestFilesAreValid) {
+  const auto& o = *Get().ontology;
+  const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
+  for (const auto& [file, requests] : std::vector<std::pair<std::string, size_t>>{
+           {"domain_requests_train.jsonl", 612}, {"domain_requests_dev.jsonl", 204}}) {
+    auto r = LoadDomainRequests(dir + file, o, 1.0f);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::set<std::string> domains, questions;
+    float weight = 0;
+    for (const auto& e : *r) {
+      domains.insert(e.domain);
+      questions.insert(e.query);
+      weight += e.weight;
+    }
+    EXPECT_EQ(domains.size(), o.domains().size()) << file;
+    EXPECT_EQ(questions.size(), requests) << file;
+    EXPECT_NEAR(weight, static_cast<float>(requests), 1e-2f) << file;
+  }
+  auto labels = LoadDomainRequests(dir + "chats_train_domains.jsonl", o, 1.0f);
+  ASSERT_TRUE(labels.ok()) << labels.status().ToString();
+  auto chats = LoadLocomo(dir + "chats_train.json");
+  ASSERT_TRUE(chats.ok()) << chats.status().ToString();
+  std::vector<std::string> asked, labelled;
+  for (const auto& s : chats->samples)
+    for (const auto& q : s.qa) asked.push_back(q.question);
+  for (const auto& e : *labels)
+    if (labelled.empty() || labelled.back() != e.query) labelled.push_back(e.query);
+  EXPECT_EQ(labelled, asked);
+}
+
 TEST(DomainClassifier, TrainingDataCoversEveryDomainWithDisjointHalves) {
   const auto& o = *Get().ontology;
   const std::vector<std::string> chit = {"Traffic was bad.", "Ha, classic."};

@@ -1,5 +1,5 @@
 // data/handwritten/requests.json, requests2.json, requests3.json, planning.json and recall.json, the hand-written
-// outside checks of retrieval, and the natural-chat sets chats_dev*.json (dev) and chats_test.json:
+// outside checks of retrieval, and the natural-chat sets chats_dev*.json (dev) and chats_test*.json:
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
@@ -94,6 +94,12 @@ TEST(HandwrittenChatsTest, EveryRequestHasEvidenceSaidByItsAsker) {
 // requests each, written and length-matched the same way (session 18).
 TEST(HandwrittenChatsTrain, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_train.json"), std::make_pair(size_t{256}, size_t{256}));
+}
+
+// Natural-chat test set by another recipe (session 19): users getting tasks done with an
+// assistant, facts said inside task talk; written by two helpers that never ran the engine.
+TEST(HandwrittenChatsTest2, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_test2.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {

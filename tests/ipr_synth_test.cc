@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -220,6 +221,67 @@ TEST(IprSynth, PhrasingFoldsSplitTheTemplates) {
   EXPECT_EQ(a, b);  // -1 is the unfolded split, byte for byte
   all.phrasing_fold = 2;
   EXPECT_EQ(GenerateIpr(all, &a).code(), StatusCode::kInvalidArgument);
+}
+
+// --phrasing: statement templates written after the frozen ones (data/handwritten/
+// ipr_phrasing_fresh*.json) replace the split's; labels and the keyword-free rule hold, the
+// gold statements say the new templates, and a bad file is refused with the list and template.
+TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
+  IprConfig c = Config("dev", 30);
+  c.phrasing_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/ipr_phrasing_fresh1.json";
+  Dataset fresh = Generate(c);
+  Status st = CheckKeywordFree(fresh);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::ifstream f(c.phrasing_path);
+  const auto templates = nlohmann::json::parse(f);
+  // A template's longest literal piece, lower-cased (the generator may capitalise the start).
+  auto piece = [](const std::string& t) {
+    std::string best, cur;
+    for (size_t i = 0; i <= t.size(); ++i) {
+      if (i == t.size() || t[i] == '{') {
+        if (cur.size() > best.size()) best = cur;
+        cur.clear();
+        if (i < t.size()) i = t.find('}', i);
+        continue;
+      }
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(t[i])));
+    }
+    return best;
+  };
+  std::vector<std::string> like;
+  for (const auto& t : templates["like"])
+    if (auto p = piece(t.get<std::string>()); p.size() > 4) like.push_back(p);
+  ASSERT_GT(like.size(), 5u);
+  size_t gold = 0, said = 0;
+  for (const auto& s : fresh.samples) {
+    std::map<std::string, std::string> text;
+    for (const auto& t : s.turns) text[t.id] = text::AsciiLower(t.text);
+    for (const auto& q : s.qa)
+      for (const auto& id : q.evidence) {
+        ++gold;
+        for (const auto& p : like) said += text[id].find(p) != std::string::npos;
+      }
+  }
+  EXPECT_GT(said, gold / 20) << "no gold statement says a fresh 'like' template";
+  std::string a, b;
+  ASSERT_TRUE(GenerateIpr(c, &a).ok());
+  ASSERT_TRUE(GenerateIpr(Config("dev", 30), &b).ok());
+  EXPECT_NE(a, b);
+  const std::string bad_path = testing::MakeTempDir("ipr_phrasing") + "/bad.json";
+  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"likes": ["I dig {v}"]})", "unknown template list"},
+           {R"({"like": ["I dig it"]})", "lacks {v}"},
+           {R"({"like": ["{friend} digs {v}"]})", "{friend}"},
+           {R"({"like": []})", "non-empty"},
+           {R"(["I dig {v}"])", "not a JSON object"}}) {
+    std::ofstream(bad_path) << text;
+    c.phrasing_path = bad_path;
+    Status bad = GenerateIpr(c, &a);
+    EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(bad.ToString().find(what), std::string::npos) << bad.ToString();
+  }
+  c.phrasing_path = bad_path + ".missing";
+  EXPECT_FALSE(GenerateIpr(c, &a).ok());
 }
 
 // --chat-wrap: statements said in passing among chit-chat sentences. The labels hold (the

@@ -336,6 +336,8 @@ int main(int argc, char** argv) {
   genipr->add_option("--recur", ic.recur, "recurring-preference mode: sessions per recurring preference (0 = off; docs/promotion.md)")->capture_default_str();
   genipr->add_option("--phrasing-fold", ic.phrasing_fold,
                      "half of the split's phrasing (0 or 1; -1 = all, the frozen output)")->capture_default_str();
+  genipr->add_option("--phrasing", ic.phrasing_path,
+                     "JSON file replacing the split's statement templates (docs/benchmarks.md)");
   genipr->add_option("--chat-wrap", ic.chat_wrap,
                      "percent of the user's statements said in passing among chit-chat sentences (training data; 0 = frozen output)")
       ->capture_default_str();
@@ -386,6 +388,9 @@ int main(int argc, char** argv) {
   train_dom->add_option("--filler", tda.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
   train_dom->add_option("--lexicon", tda.lexicon_path, "lexicon file");
   train_dom->add_option("--per-domain", tda.per_domain, "ontology-generated examples per domain")->capture_default_str();
+  train_dom->add_option("--requests", tda.request_files,
+                        "hand-written labelled requests (JSONL, docs/domain.md); repeatable");
+  train_dom->add_option("--request-weight", tda.request_weight, "weight of one hand-written request")->capture_default_str();
   train_dom->add_option("--hidden", tda.train.hidden, "hidden units (0 = logistic regression)")->capture_default_str();
   train_dom->add_option("--epochs", tda.train.epochs, "training epochs")->capture_default_str();
   train_dom->add_option("--l2", tda.train.l2, "weight decay")->capture_default_str();
@@ -455,6 +460,13 @@ int main(int argc, char** argv) {
   eval_ex->add_option("--models", ea.models_dir, "models directory (default: <repo>/models)");
   eval_ex->add_option("--threshold", ea.threshold, "confidence threshold")->capture_default_str();
   eval_ex->add_option("--ipr-dialogues", ea.ipr_dev_dialogues, "IPR-synth dev dialogues (0 = skip)")->capture_default_str();
+  eval_ex->add_option("--ipr-split", ea.ipr_split, "IPR-synth split read (train, dev; test only once, at the end)")
+      ->capture_default_str();
+  eval_ex->add_option("--ipr-phrasing-fold", ea.ipr_phrasing_fold,
+                      "IPR-synth phrasing half (0 or 1; -1 = all): the half a --ipr-phrasing-fold extractor never saw")
+      ->capture_default_str();
+  eval_ex->add_option("--ipr-phrasing", ea.ipr_phrasing_path, "JSON file replacing the IPR split's statement templates");
+  eval_ex->add_option("--seed", ea.seed, "IPR-synth seed")->capture_default_str();
   eval_ex->add_option("--locomo", ea.locomo_path, "LoCoMo dev file the annotations point into")->capture_default_str();
   eval_ex->add_flag("--llm", ea.llm, "verify with an OpenAI-compatible chat endpoint instead of the rules");
   eval_ex->add_option("--llm-url", ea.llm_options.base_url, "endpoint base URL")->capture_default_str();
@@ -497,6 +509,7 @@ int main(int argc, char** argv) {
   eval_dom->add_option("--filler", eda.filler_path, "LoCoMo file (IPR filler and PrefEval history)")->capture_default_str();
   eval_dom->add_option("--prefeval", eda.prefeval_dir, "PrefEval data directory (\"\" = skip)")->capture_default_str();
   eval_dom->add_option("--lexicon", eda.lexicon_path, "lexicon file");
+  eval_dom->add_option("--requests", eda.request_files, "hand-written labelled requests (JSONL), one row each; repeatable");
 
   auto* lexicon = app.add_subcommand("lexicon", "build or check the embedding lexicon");
   lexicon->require_subcommand(1);

@@ -208,6 +208,61 @@ Pools BuildPools(int split, int fold = -1) {
   return p;
 }
 
+// The placeholders ("{v}", "{old}") of a template.
+std::set<std::string> Placeholders(const std::string& t) {
+  std::set<std::string> out;
+  for (size_t b = t.find('{'); b != std::string::npos; b = t.find('{', b + 1))
+    if (size_t e = t.find('}', b); e != std::string::npos) out.insert(t.substr(b, e - b + 1));
+  return out;
+}
+
+// Replaces the statement templates named in a --phrasing file. Each replacement must use only
+// placeholders the frozen lists of that pool use, and every one that all of them use ({v}).
+Status ApplyPhrasing(const std::string& path, Pools* p) {
+  const std::map<std::string, std::pair<std::vector<std::string>*, const d::StrList*>> pools = {
+      {"stmt_open", {&p->stmt_open, &d::kStmtOpen}},       {"stmt_close", {&p->stmt_close, &d::kStmtClose}},
+      {"like", {&p->like, &d::kLikeCores}},                {"aversion", {&p->aversion, &d::kAversionCores}},
+      {"allergy", {&p->allergy, &d::kAllergyCores}},       {"diet", {&p->diet, &d::kDietCores}},
+      {"habit", {&p->habit, &d::kHabitCores}},             {"schedule", {&p->schedule, &d::kScheduleCores}},
+      {"company", {&p->company, &d::kCompanyCores}},       {"platform", {&p->platform, &d::kPlatformCores}},
+      {"upd_like", {&p->upd_like, &d::kUpdateLikeCores}},  {"upd_diet", {&p->upd_diet, &d::kUpdateDietCores}},
+      {"alias_intro", {&p->alias_intro, &d::kAliasIntroCores}}, {"friend_like", {&p->friend_like, &d::kFriendLikeCores}},
+      {"disliked", {&p->disliked, &d::kDislikedOnceCores}}, {"used_to", {&p->used_to, &d::kUsedToCores}},
+      {"hypo", {&p->hypo, &d::kHypotheticalCores}},        {"question", {&p->question, &d::kQuestionCores}}};
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::IOError("gen-ipr: cannot open --phrasing file " + path);
+  const ojson j = ojson::parse(f, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("gen-ipr: " + path + " is not a JSON object");
+  for (const auto& [key, items] : j.items()) {
+    auto it = pools.find(key);
+    if (it == pools.end()) return Status::InvalidArgument(fmt::format("gen-ipr: {}: unknown template list \"{}\"", path, key));
+    if (!items.is_array() || items.empty())
+      return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\" must be a non-empty list of strings", path, key));
+    std::set<std::string> allowed, required;
+    const std::vector<std::string> frozen = All(*it->second.second);
+    for (size_t i = 0; i < frozen.size(); ++i) {
+      const auto ph = Placeholders(frozen[i]);
+      allowed.insert(ph.begin(), ph.end());
+      if (i == 0) required = ph;
+      else std::erase_if(required, [&](const std::string& x) { return !ph.count(x); });
+    }
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+      if (!item.is_string() || !text::IsValidUtf8(item.get<std::string>()))
+        return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\" must be a list of UTF-8 strings", path, key));
+      const std::string t = item.get<std::string>();
+      const auto ph = Placeholders(t);
+      for (const auto& x : ph)
+        if (!allowed.count(x)) return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\": {} in \"{}\" is not one of its placeholders", path, key, x, t));
+      for (const auto& x : required)
+        if (!ph.count(x)) return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\": \"{}\" lacks {}", path, key, t, x));
+      out.push_back(t);
+    }
+    *it->second.first = std::move(out);
+  }
+  return Status::Ok();
+}
+
 // ------------------------------------------------------------------ domains, slots, queries
 enum class Kind { kLike, kAversion, kAllergy, kDiet, kHabit, kSchedule, kCompany, kPlatform };
 
@@ -1078,7 +1133,8 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
     return Status::InvalidArgument(fmt::format("gen-ipr: --chat-wrap must be a percent in 0..100, got {}", config.chat_wrap));
   if (config.phrasing_fold < -1 || config.phrasing_fold > 1)
     return Status::InvalidArgument(fmt::format("gen-ipr: --phrasing-fold must be -1, 0 or 1, got {}", config.phrasing_fold));
-  const Pools pools = BuildPools(split, config.phrasing_fold);
+  Pools pools = BuildPools(split, config.phrasing_fold);
+  if (!config.phrasing_path.empty()) RETURN_IF_ERROR(ApplyPhrasing(config.phrasing_path, &pools));
   auto filler = LoadFiller(config.filler_path, split);
   if (!filler.ok()) return filler.status().WithContext("gen-ipr: filler");
   ojson doc = ojson::array();

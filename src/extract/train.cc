@@ -657,15 +657,20 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   if (args.ipr_dev_dialogues > 0) {
     IprConfig cfg;
     cfg.seed = args.seed;
-    cfg.split = "dev";
+    cfg.split = args.ipr_split;
+    cfg.phrasing_fold = args.ipr_phrasing_fold;
+    cfg.phrasing_path = args.ipr_phrasing_path;
     cfg.dialogues = args.ipr_dev_dialogues;
     cfg.filler_path = Resolve(args.filler_path, root);
     if (!fs::exists(cfg.filler_path)) cfg.filler_path.clear();
     std::string json;
     Status st = GenerateIpr(cfg, &json);
-    auto turns = st.ok() ? ParseIprFacts(json, "ipr-dev") : StatusOr<std::vector<AnnotatedTurn>>(st);
+    auto turns = st.ok() ? ParseIprFacts(json, "ipr-" + cfg.split) : StatusOr<std::vector<AnnotatedTurn>>(st);
+    std::string fold = cfg.phrasing_fold < 0 ? "" : fmt::format(", phrasing half {}", cfg.phrasing_fold);
+    if (!cfg.phrasing_path.empty()) fold += ", templates of " + fs::path(cfg.phrasing_path).filename().string();
     if (turns.ok())
-      fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, fmt::format("IPR-synth dev ({} dialogues)", cfg.dialogues),
+      fmt::print("{}\n", FormatReport(Evaluate(*ex, *turns, fmt::format("IPR-synth {} ({} dialogues, seed {}{})", cfg.split,
+                                                                          cfg.dialogues, cfg.seed, fold),
                                                args.threshold, res.gazetteer)));
     else { fmt::print(stderr, "eval extractor: {}\n", turns.status().ToString()); rc = 1; }
   }

@@ -112,6 +112,12 @@ struct EvalExtractorArgs {
   std::string handwritten_path;    // "" = <repo>/data/annotations/handwritten.jsonl (even ids)
   int ipr_dev_dialogues = 200;     // IPR-synth dev dialogues; 0 = skip
   uint64_t seed = 20261202;
+  // The IPR-synth split read ("dev"), and its phrasing half (-1 = all): "train" with the half
+  // an extractor trained with --ipr-phrasing-fold never saw (and another seed) measures
+  // extraction on unseen phrasing without reading dev or test.
+  std::string ipr_split = "dev";
+  int ipr_phrasing_fold = -1;
+  std::string ipr_phrasing_path;  // gen-ipr --phrasing: templates no model was built from
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
   float threshold = 0.5f;
   bool llm = false;                // verify with an LLM endpoint instead of the rules

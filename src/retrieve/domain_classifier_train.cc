@@ -13,9 +13,13 @@
 
 #include "bench/ipr_synth.h"
 #include "bench/prefeval_compose.h"
+#include "common/file_util.h"
 #include "common/random.h"
 #include "ontology/wordnet.h"
 #include "ontomem/options.h"
+#include "text/text.h"
+
+#include <nlohmann/json.hpp>
 
 namespace ontomem {
 namespace {
@@ -253,6 +257,59 @@ std::vector<DomainExample> OntologyExamples(const Ontology& ontology, const std:
   return out;
 }
 
+StatusOr<std::vector<DomainExample>> LoadDomainRequests(const std::string& path, const Ontology& ontology, float weight) {
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) return text.status().WithContext("domain requests");
+  std::set<std::string> known;
+  for (const auto& d : ontology.domains()) known.insert(d.id);
+  std::vector<DomainExample> out;
+  size_t line_no = 0, begin = 0;
+  while (begin < text->size()) {
+    size_t end = text->find('\n', begin);
+    if (end == std::string::npos) end = text->size();
+    const std::string_view line(text->data() + begin, end - begin);
+    begin = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    auto fail = [&](const std::string& what) {
+      return Status::InvalidArgument(fmt::format("{}:{}: {}", path, line_no, what));
+    };
+    if (!text::IsValidUtf8(line)) return fail("invalid UTF-8");
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+    if (!j.contains("question") || !j["question"].is_string() || j["question"].get<std::string>().empty())
+      return fail("\"question\" must be a non-empty string");
+    std::vector<std::string> context;
+    if (j.contains("context")) {
+      if (!j["context"].is_array()) return fail("\"context\" must be a list of strings");
+      for (const auto& c : j["context"]) {
+        if (!c.is_string()) return fail("\"context\" must be a list of strings");
+        context.push_back(c.get<std::string>());
+      }
+    }
+    if (!j.contains("domains") || !j["domains"].is_array() || j["domains"].empty())
+      return fail("\"domains\" must be a non-empty list of ontology domain ids");
+    std::vector<std::string> domains;
+    for (const auto& d : j["domains"]) {
+      if (!d.is_string() || !known.count(d.get<std::string>())) return fail("unknown domain " + d.dump());
+      domains.push_back(d.get<std::string>());
+    }
+    const std::string intent = j.value("intent", "");
+    if (intent != "recommend" && intent != "recall") return fail("\"intent\" must be \"recommend\" or \"recall\"");
+    for (const auto& d : domains) {
+      DomainExample e;
+      e.query = j["question"].get<std::string>();
+      e.context = context;
+      e.domain = d;
+      e.intent = static_cast<int>(intent == "recall" ? QueryIntent::kRecall : QueryIntent::kRecommend);
+      e.weight = weight / static_cast<float>(domains.size());
+      out.push_back(std::move(e));
+    }
+  }
+  if (out.empty()) return Status::InvalidArgument(path + ": no requests");
+  return out;
+}
+
 int RunTrainDomain(const TrainDomainArgs& args) {
   const auto t0 = Clock::now();
   // Small matrices: OpenMP threads only spin on a shared machine (results are the same).
@@ -271,13 +328,23 @@ int RunTrainDomain(const TrainDomainArgs& args) {
   const size_t n_ipr = ex.size();
   for (auto& e : OntologyExamples(*res->ontology, ChitChat(*ipr), args.per_domain, "train", args.seed))
     ex.push_back(std::move(e));
+  const size_t n_generated = ex.size();
+  for (const auto& f : args.request_files) {
+    auto r = LoadDomainRequests(Resolve(f), *res->ontology, args.request_weight);
+    if (!r.ok()) {
+      fmt::print(stderr, "train domain: {}\n", r.status().ToString());
+      return 1;
+    }
+    for (auto& e : *r) ex.push_back(std::move(e));
+  }
   auto c = DomainClassifier::Train(res->featurizer, ex, args.train);
   if (!c.ok()) {
     fmt::print(stderr, "train domain: {}\n", c.status().ToString());
     return 1;
   }
   size_t right = 0;
-  for (const auto& e : ex) right += (*c)->Predict(e.query, e.context).domains.front().first == e.domain ? 1 : 0;
+  for (size_t i = 0; i < n_generated; ++i)
+    right += (*c)->Predict(ex[i].query, ex[i].context).domains.front().first == ex[i].domain ? 1 : 0;
   std::string out = args.out_path;
   if (out.empty()) out = Resolve("models") + "/domain/classifier.bin";
   if (Status st = (*c)->Save(out); !st.ok()) {
@@ -285,8 +352,10 @@ int RunTrainDomain(const TrainDomainArgs& args) {
     return 1;
   }
   std::error_code ec;
-  fmt::print("trained on {} examples ({} IPR-synth train, {} ontology-generated), train accuracy {:.4f}\n", ex.size(),
-             n_ipr, ex.size() - n_ipr, static_cast<double>(right) / static_cast<double>(ex.size()));
+  fmt::print("trained on {} examples ({} IPR-synth train, {} ontology-generated, {} from hand-written requests at weight {}), "
+             "train accuracy of the generated ones {:.4f}\n",
+             ex.size(), n_ipr, n_generated - n_ipr, ex.size() - n_generated, args.request_weight,
+             static_cast<double>(right) / static_cast<double>(n_generated));
   fmt::print("wrote {} ({} bytes) in {:.1f} s\n", out, fs::file_size(out, ec),
              std::chrono::duration<double>(Clock::now() - t0).count());
   return 0;
@@ -440,6 +509,25 @@ int RunEvalDomain(const EvalDomainArgs& args) {
     Evaluate(**c, items, &t);
     PrintRow("ontology-generated, held-out words and templates", t);
     confusions.emplace_back("ontology dev", t);
+  }
+  for (const auto& f : args.request_files) {
+    auto r = LoadDomainRequests(Resolve(f), *res->ontology, 1.0f);
+    if (!r.ok()) {
+      fmt::print(stderr, "eval domain: {}\n", r.status().ToString());
+      return 1;
+    }
+    // One item per request (its examples are consecutive), any listed domain counted correct.
+    std::vector<EvalItem> items;
+    for (const auto& e : *r) {
+      if (items.empty() || items.back().query != e.query || items.back().context != e.context)
+        items.push_back({e.query, e.context, {}, e.intent});
+      items.back().gold.push_back(e.domain);
+    }
+    Tally t;
+    Evaluate(**c, items, &t);
+    const std::string name = "hand-written " + fs::path(f).filename().string();
+    PrintRow(name, t);
+    confusions.emplace_back(name, t);
   }
   for (const auto& [name, t] : confusions) PrintConfusions(name, t);
   return 0;

@@ -33,6 +33,13 @@ std::vector<DomainExample> IprExamples(const Dataset& dataset);
 std::vector<DomainExample> OntologyExamples(const Ontology& ontology, const std::vector<std::string>& chit_chat,
                                             int per_domain, const std::string& split, uint64_t seed);
 
+// Hand-written labelled requests (data/handwritten/domain_requests_*.jsonl; format in
+// docs/domain.md): one JSON object per line, {"question", "context": [0-2 turns], "domains":
+// [1-3 ontology ids, primary first], "intent": "recommend" | "recall"}. Each request becomes one
+// example per listed domain with weight `weight / domains` (a soft target over its domains).
+// Errors name the file, the line and the field.
+StatusOr<std::vector<DomainExample>> LoadDomainRequests(const std::string& path, const Ontology& ontology, float weight);
+
 struct TrainDomainArgs {
   std::string out_path;  // "" = <repo>/models/domain/classifier.bin
   int ipr_dialogues = 1500;
@@ -40,6 +47,8 @@ struct TrainDomainArgs {
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
   std::string lexicon_path;  // "" = DefaultLexiconPath()
   int per_domain = 400;  // 200 until session 15 (docs/domain.md)
+  std::vector<std::string> request_files;  // LoadDomainRequests files
+  float request_weight = 1.0f;             // weight of one hand-written request
   DomainTrainOptions train;
 };
 int RunTrainDomain(const TrainDomainArgs& args);
@@ -53,6 +62,7 @@ struct EvalDomainArgs {
   std::string prefeval_dir = "../shared/data/prefeval";  // "" = skip PrefEval
   std::string lexicon_path;
   bool ontology_dev = true;  // also the held-out half of the ontology-generated examples
+  std::vector<std::string> request_files;  // LoadDomainRequests files, each its own row
 };
 int RunEvalDomain(const EvalDomainArgs& args);
 
