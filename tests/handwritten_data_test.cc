@@ -102,6 +102,14 @@ TEST(HandwrittenChatsTest2, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_test2.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
+// Its dev and training counterparts, same recipe, other users (session 19).
+TEST(HandwrittenChatsDev3, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_dev3.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+TEST(HandwrittenChatsTrain2, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_train2.json"), std::make_pair(size_t{128}, size_t{128}));
+}
+
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
   auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/recall.json");
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
