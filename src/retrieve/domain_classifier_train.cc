@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
@@ -18,8 +19,6 @@
 #include "ontology/wordnet.h"
 #include "ontomem/options.h"
 #include "text/text.h"
-
-#include <nlohmann/json.hpp>
 
 namespace ontomem {
 namespace {
@@ -329,6 +328,10 @@ int RunTrainDomain(const TrainDomainArgs& args) {
   for (auto& e : OntologyExamples(*res->ontology, ChitChat(*ipr), args.per_domain, "train", args.seed))
     ex.push_back(std::move(e));
   const size_t n_generated = ex.size();
+  if (!(args.request_weight > 0)) {
+    fmt::print(stderr, "train domain: --request-weight must be > 0, got {}\n", args.request_weight);
+    return 1;
+  }
   for (const auto& f : args.request_files) {
     auto r = LoadDomainRequests(Resolve(f), *res->ontology, args.request_weight);
     if (!r.ok()) {
