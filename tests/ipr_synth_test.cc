@@ -4,6 +4,7 @@
 
 #include "test_util.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -267,12 +268,38 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
   ASSERT_TRUE(GenerateIpr(c, &a).ok());
   ASSERT_TRUE(GenerateIpr(Config("dev", 30), &b).ok());
   EXPECT_NE(a, b);
+  // Fresh request templates too: every question of the split is then one of them (after the
+  // opener and before the closer).
+  IprConfig q = Config("dev", 30);
+  q.phrasing_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/ipr_query_phrasing_fresh.json";
+  Dataset fresh_q = Generate(q);
+  st = CheckKeywordFree(fresh_q);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::ifstream fq(q.phrasing_path);
+  const auto qt = nlohmann::json::parse(fq);
+  std::vector<std::string> cores;
+  for (int k = 0; k < 9; ++k)
+    for (const auto& t : qt["q" + std::to_string(k)]) cores.push_back(text::AsciiLower(t.get<std::string>()));
+  for (const auto& t : qt["ellipsis"]) cores.push_back(text::AsciiLower(t.get<std::string>()));
+  size_t implicit = 0, fresh_core = 0;
+  for (const auto& s : fresh_q.samples)
+    for (const auto& x : s.qa) {
+      if (!x.implicit.value_or(false)) continue;
+      ++implicit;
+      const std::string lq = text::AsciiLower(x.question);
+      fresh_core += std::any_of(cores.begin(), cores.end(), [&](const std::string& c) { return lq.find(c) != std::string::npos; });
+    }
+  EXPECT_GT(implicit, 30u);
+  EXPECT_EQ(fresh_core, implicit);
   const std::string bad_path = testing::MakeTempDir("ipr_phrasing") + "/bad.json";
   for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
            {R"({"likes": ["I dig {v}"]})", "unknown template list"},
            {R"({"like": ["I dig it"]})", "lacks {v}"},
            {R"({"like": ["{friend} digs {v}"]})", "{friend}"},
            {R"({"like": []})", "non-empty"},
+           {R"({"q9": ["what now"]})", "unknown template list"},
+           {R"({"explicit_q": ["what did I say back then"]})", "lacks {v}"},
+           {R"({"q3": ["what goes with {v}"]})", "{v}"},
            {R"(["I dig {v}"])", "not a JSON object"}}) {
     std::ofstream(bad_path) << text;
     c.phrasing_path = bad_path;

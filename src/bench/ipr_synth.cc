@@ -216,10 +216,11 @@ std::set<std::string> Placeholders(const std::string& t) {
   return out;
 }
 
-// Replaces the statement templates named in a --phrasing file. Each replacement must use only
-// placeholders the frozen lists of that pool use, and every one that all of them use ({v}).
+// Replaces the templates named in a --phrasing file (statements, and requests: q0..q8 per query
+// type, their ellipsis cue lines c0..c8, explicit_q, ellipsis, query_open, query_close). Each
+// replacement must use only placeholders its frozen list uses, and every one all of them use.
 Status ApplyPhrasing(const std::string& path, Pools* p) {
-  const std::map<std::string, std::pair<std::vector<std::string>*, const d::StrList*>> pools = {
+  std::map<std::string, std::pair<std::vector<std::string>*, const d::StrList*>> lists = {
       {"stmt_open", {&p->stmt_open, &d::kStmtOpen}},       {"stmt_close", {&p->stmt_close, &d::kStmtClose}},
       {"like", {&p->like, &d::kLikeCores}},                {"aversion", {&p->aversion, &d::kAversionCores}},
       {"allergy", {&p->allergy, &d::kAllergyCores}},       {"diet", {&p->diet, &d::kDietCores}},
@@ -228,14 +229,20 @@ Status ApplyPhrasing(const std::string& path, Pools* p) {
       {"upd_like", {&p->upd_like, &d::kUpdateLikeCores}},  {"upd_diet", {&p->upd_diet, &d::kUpdateDietCores}},
       {"alias_intro", {&p->alias_intro, &d::kAliasIntroCores}}, {"friend_like", {&p->friend_like, &d::kFriendLikeCores}},
       {"disliked", {&p->disliked, &d::kDislikedOnceCores}}, {"used_to", {&p->used_to, &d::kUsedToCores}},
-      {"hypo", {&p->hypo, &d::kHypotheticalCores}},        {"question", {&p->question, &d::kQuestionCores}}};
+      {"hypo", {&p->hypo, &d::kHypotheticalCores}},        {"question", {&p->question, &d::kQuestionCores}},
+      {"query_open", {&p->query_open, &d::kQueryOpen}},    {"query_close", {&p->query_close, &d::kQueryClose}},
+      {"explicit_q", {&p->explicit_q, &d::kExplicitCores}}, {"ellipsis", {&p->ellipsis, &d::kEllipsisCores}}};
+  for (int q = 0; q < 9; ++q) {
+    lists.emplace(fmt::format("q{}", q), std::pair{&p->query_cores[q], &d::kQueryCores[q]});
+    lists.emplace(fmt::format("c{}", q), std::pair{&p->cues[q], &d::kCueLines[q]});
+  }
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::IOError("gen-ipr: cannot open --phrasing file " + path);
   const ojson j = ojson::parse(f, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("gen-ipr: " + path + " is not a JSON object");
   for (const auto& [key, items] : j.items()) {
-    auto it = pools.find(key);
-    if (it == pools.end()) return Status::InvalidArgument(fmt::format("gen-ipr: {}: unknown template list \"{}\"", path, key));
+    auto it = lists.find(key);
+    if (it == lists.end()) return Status::InvalidArgument(fmt::format("gen-ipr: {}: unknown template list \"{}\"", path, key));
     if (!items.is_array() || items.empty())
       return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\" must be a non-empty list of strings", path, key));
     std::set<std::string> allowed, required;
