@@ -212,30 +212,33 @@ TEST(DomainClassifier, HandWrittenRequestsLoadAsSoftTargetsAndBadLinesAreNamed) 
   write("{\"question\": \"in-laws land friday, fridge is empty\", \"context\": [], "
         "\"domains\": [\"food_diet\", \"family_friends\"], \"intent\": \"recommend\"}\n\n"
         "{\"question\": \"what was that show I loved?\", \"domains\": [\"movies_tv\"], \"intent\": \"recall\"}\n");
-  auto r = LoadDomainRequests(path, o, 3.0f);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_EQ(r->size(), 3u);
-  EXPECT_EQ((*r)[0].domain, "food_diet");
-  EXPECT_EQ((*r)[1].domain, "family_friends");
-  EXPECT_FLOAT_EQ((*r)[0].weight, 1.5f);
-  EXPECT_FLOAT_EQ((*r)[2].weight, 3.0f);
-  EXPECT_EQ((*r)[0].intent, 0);
-  EXPECT_EQ((*r)[2].intent, 1);
-  EXPECT_TRUE((*r)[2].context.empty());
+  auto requests = LoadDomainRequests(path, o);
+  ASSERT_TRUE(requests.ok()) << requests.status().ToString();
+  ASSERT_EQ(requests->size(), 2u);
+  const auto examples = DomainRequestExamples(*requests, 3.0f);
+  ASSERT_EQ(examples.size(), 3u);
+  EXPECT_EQ(examples[0].domain, "food_diet");
+  EXPECT_EQ(examples[1].domain, "family_friends");
+  EXPECT_FLOAT_EQ(examples[0].weight, 1.5f);
+  EXPECT_FLOAT_EQ(examples[2].weight, 3.0f);
+  EXPECT_EQ(examples[0].intent, 0);
+  EXPECT_EQ(examples[2].intent, 1);
+  EXPECT_TRUE(examples[2].context.empty());
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"{\"question\": \"x\", \"domains\": [\"gardening_club\"], \"intent\": \"recall\"}\n", "unknown domain"},
       {"{\"question\": \"x\", \"domains\": [\"music\"], \"intent\": \"chat\"}\n", "intent"},
+      {"{\"question\": \"x\", \"domains\": [\"music\"], \"intent\": 1}\n", "intent"},
       {"{\"question\": \"x\", \"domains\": []}\n", "domains"},
       {"{\"question\": \"x\", \"domains\": [\"music\"], \"intent\": \"recall\"}\n{oops\n", ":2: not a JSON object"},
       {"{\"question\": \"caf\xe9\", \"domains\": [\"music\"], \"intent\": \"recall\"}\n", "UTF-8"},
       {"\n", "no requests"}};
   for (const auto& [text, what] : bad) {
     write(text);
-    auto b = LoadDomainRequests(path, o, 1.0f);
+    auto b = LoadDomainRequests(path, o);
     ASSERT_FALSE(b.ok()) << text;
     EXPECT_NE(b.status().ToString().find(what), std::string::npos) << b.status().ToString();
   }
-  EXPECT_FALSE(LoadDomainRequests(Get().dir + "/missing.jsonl", o, 1.0f).ok());
+  EXPECT_FALSE(LoadDomainRequests(Get().dir + "/missing.jsonl", o).ok());
 }
 
 // The hand-written request files of data/handwritten/ load, cover every domain (train and dev),
@@ -245,11 +248,11 @@ TEST(DomainClassifier, HandWrittenRequestFilesAreValid) {
   const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
   for (const auto& [file, requests] : std::vector<std::pair<std::string, size_t>>{
            {"domain_requests_train.jsonl", 612}, {"domain_requests_dev.jsonl", 204}}) {
-    auto r = LoadDomainRequests(dir + file, o, 1.0f);
+    auto r = LoadDomainRequests(dir + file, o);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     std::set<std::string> domains, questions;
     float weight = 0;
-    for (const auto& e : *r) {
+    for (const auto& e : DomainRequestExamples(*r, 1.0f)) {
       domains.insert(e.domain);
       questions.insert(e.query);
       weight += e.weight;
@@ -258,15 +261,14 @@ TEST(DomainClassifier, HandWrittenRequestFilesAreValid) {
     EXPECT_EQ(questions.size(), requests) << file;
     EXPECT_NEAR(weight, static_cast<float>(requests), 1e-2f) << file;
   }
-  auto labels = LoadDomainRequests(dir + "chats_train_domains.jsonl", o, 1.0f);
+  auto labels = LoadDomainRequests(dir + "chats_train_domains.jsonl", o);
   ASSERT_TRUE(labels.ok()) << labels.status().ToString();
   auto chats = LoadLocomo(dir + "chats_train.json");
   ASSERT_TRUE(chats.ok()) << chats.status().ToString();
   std::vector<std::string> asked, labelled;
   for (const auto& s : chats->samples)
     for (const auto& q : s.qa) asked.push_back(q.question);
-  for (const auto& e : *labels)
-    if (labelled.empty() || labelled.back() != e.query) labelled.push_back(e.query);
+  for (const auto& q : *labels) labelled.push_back(q.question);
   EXPECT_EQ(labelled, asked);
 }
 

@@ -235,7 +235,7 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
   EXPECT_TRUE(st.ok()) << st.ToString();
   std::ifstream f(c.phrasing_path);
   const auto templates = nlohmann::json::parse(f);
-  // A template's longest literal piece, lower-cased (the generator may capitalise the start).
+  // A template's longest literal piece (the generator may capitalise the start: compared lower-cased).
   auto piece = [](const std::string& t) {
     std::string best, cur;
     for (size_t i = 0; i <= t.size(); ++i) {
@@ -245,13 +245,13 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
         if (i < t.size()) i = t.find('}', i);
         continue;
       }
-      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(t[i])));
+      cur += t[i];
     }
     return best;
   };
   std::vector<std::string> like;
   for (const auto& t : templates["like"])
-    if (auto p = piece(t.get<std::string>()); p.size() > 4) like.push_back(p);
+    if (auto p = piece(text::AsciiLower(t.get<std::string>())); p.size() > 4) like.push_back(p);
   ASSERT_GT(like.size(), 5u);
   size_t gold = 0, said = 0;
   for (const auto& s : fresh.samples) {

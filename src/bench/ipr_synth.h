@@ -30,9 +30,10 @@ struct IprConfig {
   // never saw, inside the train split (`train extractor --ipr-phrasing-fold`; docs/RESULTS.md,
   // session 7).
   int phrasing_fold = -1;
-  // A JSON file replacing statement templates of the split ({"like": ["I'm sweet on {v}", ...],
-  // ...}; keys and placeholders in docs/benchmarks.md): phrasing written after the templates
-  // were frozen, which no model or rule of the repo was built from. "" = the split's own.
+  // A JSON file replacing statement and request templates of the split ({"like": ["I'm sweet
+  // on {v}", ...], "q0": [...], ...}; lists and placeholders in docs/benchmarks.md): phrasing
+  // written after the templates were frozen, which no model or rule of the repo was built from.
+  // "" = the split's own.
   std::string phrasing_path;
   // Percent of the user's statements (gold or not; not filler) said in passing: wrapped in one
   // or two chit-chat sentences of the filler, as real chats state preferences. Training data

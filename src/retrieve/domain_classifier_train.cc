@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "bench/ipr_synth.h"
 #include "bench/prefeval_compose.h"
@@ -256,61 +257,64 @@ std::vector<DomainExample> OntologyExamples(const Ontology& ontology, const std:
   return out;
 }
 
-StatusOr<std::vector<DomainExample>> LoadDomainRequests(const std::string& path, const Ontology& ontology, float weight) {
+StatusOr<std::vector<DomainRequest>> LoadDomainRequests(const std::string& path, const Ontology& ontology) {
   auto text = ReadWholeFile(path);
   if (!text.ok()) return text.status().WithContext("domain requests");
   std::set<std::string> known;
   for (const auto& d : ontology.domains()) known.insert(d.id);
-  std::vector<DomainExample> out;
-  size_t line_no = 0, begin = 0;
-  while (begin < text->size()) {
-    size_t end = text->find('\n', begin);
-    if (end == std::string::npos) end = text->size();
-    const std::string_view line(text->data() + begin, end - begin);
-    begin = end + 1;
+  std::vector<DomainRequest> out;
+  std::istringstream lines(*text);
+  size_t line_no = 0;
+  for (std::string line; std::getline(lines, line);) {
     ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto fail = [&](const std::string& what) {
       return Status::InvalidArgument(fmt::format("{}:{}: {}", path, line_no, what));
     };
     if (!text::IsValidUtf8(line)) return fail("invalid UTF-8");
     const auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+    DomainRequest r;
     if (!j.contains("question") || !j["question"].is_string() || j["question"].get<std::string>().empty())
       return fail("\"question\" must be a non-empty string");
-    std::vector<std::string> context;
+    r.question = j["question"].get<std::string>();
     if (j.contains("context")) {
       if (!j["context"].is_array()) return fail("\"context\" must be a list of strings");
       for (const auto& c : j["context"]) {
         if (!c.is_string()) return fail("\"context\" must be a list of strings");
-        context.push_back(c.get<std::string>());
+        r.context.push_back(c.get<std::string>());
       }
     }
     if (!j.contains("domains") || !j["domains"].is_array() || j["domains"].empty())
       return fail("\"domains\" must be a non-empty list of ontology domain ids");
-    std::vector<std::string> domains;
     for (const auto& d : j["domains"]) {
       if (!d.is_string() || !known.count(d.get<std::string>())) return fail("unknown domain " + d.dump());
-      domains.push_back(d.get<std::string>());
+      r.domains.push_back(d.get<std::string>());
     }
-    const std::string intent = j.value("intent", "");
-    if (intent != "recommend" && intent != "recall") return fail("\"intent\" must be \"recommend\" or \"recall\"");
-    for (const auto& d : domains) {
-      DomainExample e;
-      e.query = j["question"].get<std::string>();
-      e.context = context;
-      e.domain = d;
-      e.intent = static_cast<int>(intent == "recall" ? QueryIntent::kRecall : QueryIntent::kRecommend);
-      e.weight = weight / static_cast<float>(domains.size());
-      out.push_back(std::move(e));
-    }
+    const auto intent = j.find("intent");
+    if (intent == j.end() || !intent->is_string() || (*intent != "recommend" && *intent != "recall"))
+      return fail("\"intent\" must be \"recommend\" or \"recall\"");
+    r.intent = static_cast<int>(*intent == "recall" ? QueryIntent::kRecall : QueryIntent::kRecommend);
+    out.push_back(std::move(r));
   }
   if (out.empty()) return Status::InvalidArgument(path + ": no requests");
   return out;
 }
 
+std::vector<DomainExample> DomainRequestExamples(const std::vector<DomainRequest>& requests, float weight) {
+  std::vector<DomainExample> out;
+  for (const auto& r : requests)
+    for (const auto& d : r.domains)
+      out.push_back({r.question, r.context, d, r.intent, weight / static_cast<float>(r.domains.size())});
+  return out;
+}
+
 int RunTrainDomain(const TrainDomainArgs& args) {
   const auto t0 = Clock::now();
+  if (!(args.request_weight > 0)) {
+    fmt::print(stderr, "train domain: --request-weight must be > 0, got {}\n", args.request_weight);
+    return 1;
+  }
   // Small matrices: OpenMP threads only spin on a shared machine (results are the same).
   Eigen::setNbThreads(1);
   auto res = OpenResources(args.lexicon_path);
@@ -328,17 +332,13 @@ int RunTrainDomain(const TrainDomainArgs& args) {
   for (auto& e : OntologyExamples(*res->ontology, ChitChat(*ipr), args.per_domain, "train", args.seed))
     ex.push_back(std::move(e));
   const size_t n_generated = ex.size();
-  if (!(args.request_weight > 0)) {
-    fmt::print(stderr, "train domain: --request-weight must be > 0, got {}\n", args.request_weight);
-    return 1;
-  }
   for (const auto& f : args.request_files) {
-    auto r = LoadDomainRequests(Resolve(f), *res->ontology, args.request_weight);
+    auto r = LoadDomainRequests(Resolve(f), *res->ontology);
     if (!r.ok()) {
       fmt::print(stderr, "train domain: {}\n", r.status().ToString());
       return 1;
     }
-    for (auto& e : *r) ex.push_back(std::move(e));
+    for (auto& e : DomainRequestExamples(*r, args.request_weight)) ex.push_back(std::move(e));
   }
   auto c = DomainClassifier::Train(res->featurizer, ex, args.train);
   if (!c.ok()) {
@@ -514,18 +514,14 @@ int RunEvalDomain(const EvalDomainArgs& args) {
     confusions.emplace_back("ontology dev", t);
   }
   for (const auto& f : args.request_files) {
-    auto r = LoadDomainRequests(Resolve(f), *res->ontology, 1.0f);
+    auto r = LoadDomainRequests(Resolve(f), *res->ontology);
     if (!r.ok()) {
       fmt::print(stderr, "eval domain: {}\n", r.status().ToString());
       return 1;
     }
-    // One item per request (its examples are consecutive), any listed domain counted correct.
+    // One item per request, any listed domain counted correct.
     std::vector<EvalItem> items;
-    for (const auto& e : *r) {
-      if (items.empty() || items.back().query != e.query || items.back().context != e.context)
-        items.push_back({e.query, e.context, {}, e.intent});
-      items.back().gold.push_back(e.domain);
-    }
+    for (const auto& q : *r) items.push_back({q.question, q.context, q.domains, q.intent});
     Tally t;
     Evaluate(**c, items, &t);
     const std::string name = "hand-written " + fs::path(f).filename().string();

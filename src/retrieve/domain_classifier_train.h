@@ -33,12 +33,19 @@ std::vector<DomainExample> IprExamples(const Dataset& dataset);
 std::vector<DomainExample> OntologyExamples(const Ontology& ontology, const std::vector<std::string>& chit_chat,
                                             int per_domain, const std::string& split, uint64_t seed);
 
-// Hand-written labelled requests (data/handwritten/domain_requests_*.jsonl; format in
+// A hand-written labelled request (data/handwritten/domain_requests_*.jsonl; format in
 // docs/domain.md): one JSON object per line, {"question", "context": [0-2 turns], "domains":
-// [1-3 ontology ids, primary first], "intent": "recommend" | "recall"}. Each request becomes one
-// example per listed domain with weight `weight / domains` (a soft target over its domains).
-// Errors name the file, the line and the field.
-StatusOr<std::vector<DomainExample>> LoadDomainRequests(const std::string& path, const Ontology& ontology, float weight);
+// [1-3 ontology ids, primary first], "intent": "recommend" | "recall"}.
+struct DomainRequest {
+  std::string question;
+  std::vector<std::string> context;
+  std::vector<std::string> domains;
+  int intent = 0;  // QueryIntent
+};
+// Errors name the file, the line and the field; nothing is returned from a file with a bad line.
+StatusOr<std::vector<DomainRequest>> LoadDomainRequests(const std::string& path, const Ontology& ontology);
+// One training example per listed domain, with weight `weight / domains` (a soft target).
+std::vector<DomainExample> DomainRequestExamples(const std::vector<DomainRequest>& requests, float weight);
 
 struct TrainDomainArgs {
   std::string out_path;  // "" = <repo>/models/domain/classifier.bin
