@@ -311,6 +311,59 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
   EXPECT_FALSE(GenerateIpr(c, &a).ok());
 }
 
+// --entities: entity lists written after the frozen ones (data/handwritten/ipr_entities_fresh.json)
+// replace the split's; the labels and the keyword-free rule hold, gold statements name the new
+// films, dishes and apps and none of the split's own, and a bad file is refused naming the list.
+TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
+  IprConfig c = Config("dev", 40);
+  c.entities_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/ipr_entities_fresh.json";
+  Dataset fresh = Generate(c);
+  Status st = CheckKeywordFree(fresh);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::ifstream f(c.entities_path);
+  const auto lists = nlohmann::json::parse(f);
+  std::vector<std::string> fresh_names, own_names;
+  for (const auto& a : lists["title_adj"]) fresh_names.push_back("the " + text::AsciiLower(a.get<std::string>()) + " ");
+  for (const auto& b : lists["dish_bases"])
+    for (const auto& s : lists["dish_styles"])
+      fresh_names.push_back(b["name"].get<std::string>() + " " + s["name"].get<std::string>());
+  for (const auto& e : IprSplitInventory("dev").entities)
+    if (e.rfind("movie:", 0) == 0 || e.rfind("dish:", 0) == 0 || e.rfind("tool:", 0) == 0)
+      own_names.push_back(text::AsciiLower(e.substr(e.find(':') + 1)));
+  size_t gold = 0, says_fresh = 0, says_own = 0;
+  for (const auto& s : fresh.samples) {
+    std::map<std::string, std::string> text;
+    for (const auto& t : s.turns) text[t.id] = text::AsciiLower(t.text);
+    for (const auto& q : s.qa)
+      for (const auto& id : q.evidence) {
+        ++gold;
+        says_fresh += std::any_of(fresh_names.begin(), fresh_names.end(), [&](const std::string& n) { return text[id].find(n) != std::string::npos; });
+        says_own += std::any_of(own_names.begin(), own_names.end(), [&](const std::string& n) { return text[id].find(n) != std::string::npos; });
+      }
+  }
+  EXPECT_GT(says_fresh, gold / 10) << "no gold statement names a fresh film or dish";
+  EXPECT_EQ(says_own, 0u);
+  const std::string bad_path = testing::MakeTempDir("ipr_entities") + "/bad.json";
+  std::string out;
+  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"titles": ["Drowned"]})", "unknown entity list"},
+           {R"({"title_adj": ["Drowned"]})", "at least 8"},
+           {R"({"services": ["A", "B", "A"]})", "repeated"},
+           {R"({"services": ["A", "B", 3]})", "UTF-8 strings"},
+           {R"({"dish_styles": [{"name": "x", "cuisine": "Martian", "allergens": []}, {}, {}, {}, {}]})", "Martian"},
+           {R"({"dish_bases": [{"name": "x", "diet": "carnivore", "allergens": []}, {}, {}, {}, {}, {}]})", "carnivore"},
+           {R"({"dish_bases": [{"name": "x", "diet": "meat", "allergens": ["nuts"]}, {}, {}, {}, {}, {}]})", "unknown allergen"},
+           {R"(["Drowned"])", "not a JSON object"}}) {
+    std::ofstream(bad_path) << text;
+    c.entities_path = bad_path;
+    Status bad = GenerateIpr(c, &out);
+    EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(bad.ToString().find(what), std::string::npos) << bad.ToString();
+  }
+  c.entities_path = bad_path + ".missing";
+  EXPECT_EQ(GenerateIpr(c, &out).code(), StatusCode::kIOError);
+}
+
 // --chat-wrap: statements said in passing among chit-chat sentences. The labels hold (the
 // keyword-free rule is checked on the wrapped text), a wrapped gold turn still carries its
 // statement, gold turns get longer, and the percent is validated.

@@ -338,6 +338,8 @@ int main(int argc, char** argv) {
                      "half of the split's phrasing (0 or 1; -1 = all, the frozen output)")->capture_default_str();
   genipr->add_option("--phrasing", ic.phrasing_path,
                      "JSON file replacing the split's statement templates (docs/benchmarks.md)");
+  genipr->add_option("--entities", ic.entities_path,
+                     "JSON file replacing the split's entity lists (titles, dishes, apps, names; docs/benchmarks.md)");
   genipr->add_option("--chat-wrap", ic.chat_wrap,
                      "percent of the user's statements said in passing among chit-chat sentences (training data; 0 = frozen output)")
       ->capture_default_str();
@@ -380,6 +382,10 @@ int main(int argc, char** argv) {
   train_ex->add_option("--ipr-phrasing-fold", ta.ipr_phrasing_fold,
                        "IPR-synth train phrasing half (0 or 1; -1 = all): for out-of-phrasing combiner data")
       ->capture_default_str();
+  train_ex->add_option("--ipr-phrasing", ta.ipr_phrasing_paths,
+                       "statement-template file for extra IPR-synth train dialogues (repeatable; gen-ipr --phrasing format)");
+  train_ex->add_option("--ipr-phrasing-dialogues", ta.ipr_phrasing_dialogues,
+                       "IPR-synth train dialogues per --ipr-phrasing file")->capture_default_str();
   auto* train_dom = train->add_subcommand("domain", "train the query domain/intent classifier (docs/domain.md)");
   TrainDomainArgs tda;
   train_dom->add_option("--out", tda.out_path, "model file (default: <repo>/models/domain/classifier.bin)");

@@ -131,13 +131,46 @@ std::string Capitalise(std::string s) {
   return s;
 }
 
-Pools BuildPools(int split, int fold = -1) {
-  Pools p;
-  // Movies: titles from this split's adjectives x nouns (word-level disjoint across splits);
-  // genre and plot description fixed per title.
+// The entity lists movies, dishes and tools are built from: the split's part of the frozen
+// lists, or those of an --entities file.
+struct EntityLists {
+  std::vector<std::string> title_adj, title_noun, plot_role, plot_place, tool_stem, tool_suffix;
+  std::vector<std::string> habits, services, nicknames, names;
+  struct Base { std::string name; int diet; uint32_t allergens; };
+  struct Style { std::string name, cuisine; uint32_t allergens; };
+  std::vector<Base> dish_bases;
+  std::vector<Style> dish_styles;
+};
+
+EntityLists SplitEntities(int split) {
+  EntityLists e;
+  e.title_adj = Part(d::kTitleAdj, split);
+  e.title_noun = Part(d::kTitleNoun, split);
+  e.plot_role = Part(d::kPlotRole, split);
+  e.plot_place = Part(d::kPlotPlace, split);
+  e.tool_stem = Part(d::kToolStem, split);
+  e.tool_suffix = Part(d::kToolSuffix, split);
+  e.habits = Part(d::kHabits, split);
+  e.services = Part(d::kServices, split);
+  e.nicknames = Part(d::kNicknames, split);
+  e.names = Part(d::kNames, split);
+  for (size_t i = 0; i < d::kNumDishBases; ++i)
+    if (SplitOfIndex(i) == split) e.dish_bases.push_back({d::kDishBases[i].name, d::kDishBases[i].diet, d::kDishBases[i].allergens});
+  for (size_t i = 0; i < d::kNumDishStyles; ++i)
+    if (SplitOfIndex(i) == split)
+      e.dish_styles.push_back({d::kDishStyles[i].name, d::kDishStyles[i].cuisine, d::kDishStyles[i].allergens});
+  return e;
+}
+
+// Movies, dishes and tools (with their concepts) from the entity lists.
+void BuildEntities(const EntityLists& e, Pools* out) {
+  Pools& p = *out;
+  p.movies.clear(); p.dishes.clear(); p.tools.clear(); p.concept_of.clear();
+  // Movies: "The {Adj} {Noun}" (word-level disjoint across splits); genre and plot description
+  // fixed per title.
   {
-    auto adj = Part(d::kTitleAdj, split), noun = Part(d::kTitleNoun, split);
-    auto role = Part(d::kPlotRole, split), place = Part(d::kPlotPlace, split);
+    const auto& adj = e.title_adj; const auto& noun = e.title_noun;
+    const auto& role = e.plot_role; const auto& place = e.plot_place;
     auto genres = All(d::kGenres);
     for (size_t a = 0; a < adj.size(); ++a)
       for (size_t n = 0; n < noun.size(); ++n) {
@@ -149,32 +182,28 @@ Pools BuildPools(int split, int fold = -1) {
         p.movies.push_back(std::move(m));
       }
   }
+  for (const auto& B : e.dish_bases)
+    for (const auto& S : e.dish_styles)
+      p.dishes.push_back({B.name + " " + S.name, S.cuisine, B.diet, B.allergens | S.allergens});
   {
-    std::vector<size_t> bases, styles;
-    for (size_t i = 0; i < d::kNumDishBases; ++i) if (SplitOfIndex(i) == split) bases.push_back(i);
-    for (size_t i = 0; i < d::kNumDishStyles; ++i) if (SplitOfIndex(i) == split) styles.push_back(i);
-    for (size_t b : bases)
-      for (size_t s : styles) {
-        const auto& B = d::kDishBases[b];
-        const auto& S = d::kDishStyles[s];
-        p.dishes.push_back({std::string(B.name) + " " + S.name, S.cuisine, B.diet, B.allergens | S.allergens});
-      }
-  }
-  {
-    auto stem = Part(d::kToolStem, split), suf = Part(d::kToolSuffix, split);
     auto cats = All(d::kToolCategories);
-    for (size_t a = 0; a < stem.size(); ++a)
-      for (size_t b = 0; b < suf.size(); ++b)
-        p.tools.push_back({stem[a] + suf[b], cats[(a * 5 + b) % cats.size()]});
+    for (size_t a = 0; a < e.tool_stem.size(); ++a)
+      for (size_t b = 0; b < e.tool_suffix.size(); ++b)
+        p.tools.push_back({e.tool_stem[a] + e.tool_suffix[b], cats[(a * 5 + b) % cats.size()]});
   }
   for (const auto& m : p.movies) p.concept_of[m.title] = {m.genre, OntologyConcept("genre", m.genre), 0};
   for (const auto& x : p.dishes) p.concept_of[x.name] = {x.cuisine, OntologyConcept("cuisine", x.cuisine), 1};
   for (const auto& x : p.tools) p.concept_of[x.name] = {x.category, OntologyConcept("tool_category", x.category), 2};
+  p.habits = e.habits;
+  p.services = e.services;
+  p.nicknames = e.nicknames;
+  p.names = e.names;
+}
+
+Pools BuildPools(int split, int fold = -1) {
+  Pools p;
+  BuildEntities(SplitEntities(split), &p);
   p.recur_cues = Part(d::kRecurCueForms, split);
-  p.habits = Part(d::kHabits, split);
-  p.services = Part(d::kServices, split);
-  p.nicknames = Part(d::kNicknames, split);
-  p.names = Part(d::kNames, split);
   p.stmt_open = Part(d::kStmtOpen, split, fold);
   p.stmt_close = Part(d::kStmtClose, split, fold);
   p.query_open = Part(d::kQueryOpen, split, fold);
@@ -267,6 +296,89 @@ Status ApplyPhrasing(const std::string& path, Pools* p) {
     }
     *it->second.first = std::move(out);
   }
+  return Status::Ok();
+}
+
+// Replaces the split's entity lists with those of an --entities file: string lists (title_adj,
+// title_noun, plot_role, plot_place, services, tool_stem, tool_suffix, habits, nicknames, names)
+// and dish_bases / dish_styles objects. Each list needs at least as many items as the split's own
+// so the generator draws from pools of the same size.
+Status ApplyEntities(const std::string& path, int split, Pools* p) {
+  EntityLists e = SplitEntities(split);
+  const std::map<std::string, std::vector<std::string>*> strings = {
+      {"title_adj", &e.title_adj},   {"title_noun", &e.title_noun}, {"plot_role", &e.plot_role},
+      {"plot_place", &e.plot_place}, {"services", &e.services},     {"tool_stem", &e.tool_stem},
+      {"tool_suffix", &e.tool_suffix}, {"habits", &e.habits},       {"nicknames", &e.nicknames},
+      {"names", &e.names}};
+  static const std::vector<std::string> kDietNames = {"vegan", "vegetarian", "pescatarian", "meat"};
+  std::set<std::string> cuisines;
+  for (size_t i = 0; i < d::kNumDishStyles; ++i) cuisines.insert(d::kDishStyles[i].cuisine);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::IOError("gen-ipr: cannot open --entities file " + path);
+  const ojson j = ojson::parse(f, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("gen-ipr: " + path + " is not a JSON object");
+  auto bad = [&](const std::string& key, const std::string& why) {
+    return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\": {}", path, key, why));
+  };
+  auto text_of = [](const ojson& v, std::string* out) {
+    if (!v.is_string() || !text::IsValidUtf8(v.get<std::string>()) || v.get<std::string>().empty()) return false;
+    *out = v.get<std::string>();
+    return true;
+  };
+  auto allergens_of = [&](const std::string& key, const ojson& item, uint32_t* bits) -> Status {
+    *bits = 0;
+    const auto it = item.find("allergens");
+    if (it == item.end() || !it->is_array()) return bad(key, "each item needs an \"allergens\" list");
+    for (const auto& a : *it) {
+      size_t i = 0;
+      while (i < d::kAllergenNames.size && (!a.is_string() || a.get<std::string>() != d::kAllergenNames.items[i])) ++i;
+      if (i == d::kAllergenNames.size) return bad(key, fmt::format("unknown allergen {} (one of peanuts, tree nuts, gluten, dairy, eggs, shellfish, sesame, soy, fish)", a.dump()));
+      *bits |= 1u << i;
+    }
+    return Status::Ok();
+  };
+  for (const auto& [key, items] : j.items()) {
+    const bool dish = key == "dish_bases" || key == "dish_styles";
+    if (!dish && !strings.count(key)) return Status::InvalidArgument(fmt::format("gen-ipr: {}: unknown entity list \"{}\"", path, key));
+    const size_t need = dish ? (key == "dish_bases" ? e.dish_bases.size() : e.dish_styles.size()) : strings.at(key)->size();
+    if (!items.is_array() || items.size() < need)
+      return bad(key, fmt::format("must be a list of at least {} items (the split's own size)", need));
+    if (key == "dish_bases") {
+      e.dish_bases.clear();
+      for (const auto& item : items) {
+        EntityLists::Base b;
+        std::string diet;
+        if (!item.is_object() || !text_of(item.value("name", ojson()), &b.name) || !text_of(item.value("diet", ojson()), &diet))
+          return bad(key, "each item needs a \"name\" and a \"diet\" string");
+        const auto it = std::find(kDietNames.begin(), kDietNames.end(), diet);
+        if (it == kDietNames.end()) return bad(key, "\"diet\" must be vegan, vegetarian, pescatarian or meat, got \"" + diet + "\"");
+        b.diet = static_cast<int>(it - kDietNames.begin());
+        RETURN_IF_ERROR(allergens_of(key, item, &b.allergens));
+        e.dish_bases.push_back(std::move(b));
+      }
+    } else if (key == "dish_styles") {
+      e.dish_styles.clear();
+      for (const auto& item : items) {
+        EntityLists::Style st;
+        if (!item.is_object() || !text_of(item.value("name", ojson()), &st.name) || !text_of(item.value("cuisine", ojson()), &st.cuisine))
+          return bad(key, "each item needs a \"name\" and a \"cuisine\" string");
+        if (!cuisines.count(st.cuisine)) return bad(key, "\"" + st.cuisine + "\" is not a cuisine of the frozen dish styles");
+        RETURN_IF_ERROR(allergens_of(key, item, &st.allergens));
+        e.dish_styles.push_back(std::move(st));
+      }
+    } else {
+      std::vector<std::string> out;
+      for (const auto& item : items) {
+        std::string t;
+        if (!text_of(item, &t)) return bad(key, "must be a list of non-empty UTF-8 strings");
+        out.push_back(std::move(t));
+      }
+      std::set<std::string> seen(out.begin(), out.end());
+      if (seen.size() != out.size()) return bad(key, "has a repeated item");
+      *strings.at(key) = std::move(out);
+    }
+  }
+  BuildEntities(e, p);
   return Status::Ok();
 }
 
@@ -1142,6 +1254,7 @@ Status GenerateIpr(const IprConfig& config, std::string* json_out) {
     return Status::InvalidArgument(fmt::format("gen-ipr: --phrasing-fold must be -1, 0 or 1, got {}", config.phrasing_fold));
   Pools pools = BuildPools(split, config.phrasing_fold);
   if (!config.phrasing_path.empty()) RETURN_IF_ERROR(ApplyPhrasing(config.phrasing_path, &pools));
+  if (!config.entities_path.empty()) RETURN_IF_ERROR(ApplyEntities(config.entities_path, split, &pools));
   auto filler = LoadFiller(config.filler_path, split);
   if (!filler.ok()) return filler.status().WithContext("gen-ipr: filler");
   ojson doc = ojson::array();

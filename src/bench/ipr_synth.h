@@ -35,6 +35,10 @@ struct IprConfig {
   // written after the templates were frozen, which no model or rule of the repo was built from.
   // "" = the split's own.
   std::string phrasing_path;
+  // A JSON file replacing the split's entity lists (film title words, plot roles and places,
+  // services, app name parts, habits, nicknames, names, dish bases and styles; docs/benchmarks.md):
+  // entities written after the lists were frozen. "" = the split's own.
+  std::string entities_path;
   // Percent of the user's statements (gold or not; not filler) said in passing: wrapped in one
   // or two chit-chat sentences of the filler, as real chats state preferences. Training data
   // only (`train combiner`); 0 = the frozen output, byte for byte.

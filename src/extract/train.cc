@@ -539,6 +539,21 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
     return 1;
   }
   std::vector<AnnotatedTurn> train = std::move(ipr).value();
+  // (a') the same split phrased with the training template files.
+  for (size_t i = 0; i < args.ipr_phrasing_paths.size(); ++i) {
+    IprConfig pc = cfg;
+    pc.phrasing_path = Resolve(args.ipr_phrasing_paths[i], root);
+    pc.dialogues = args.ipr_phrasing_dialogues;
+    pc.seed = args.seed + 1000 * (i + 1);
+    const Status st = GenerateIpr(pc, &json);
+    auto phrased = st.ok() ? ParseIprFacts(json, fmt::format("ipr-train-phrasing{}", i + 1))
+                           : StatusOr<std::vector<AnnotatedTurn>>(st);
+    if (!phrased.ok()) {
+      fmt::print(stderr, "train extractor: --ipr-phrasing {}: {}\n", args.ipr_phrasing_paths[i], phrased.status().ToString());
+      return 1;
+    }
+    for (auto& t : *phrased) train.push_back(std::move(t));
+  }
   const size_t n_ipr = train.size();
   // (c) extraction drills for the relations IPR-synth does not cover.
   for (auto& d : GenerateDrills(args.drills, args.seed + 1)) train.push_back(std::move(d));
