@@ -226,5 +226,29 @@ TEST_F(CliTest, DemoRunsOnTheTinyLexicon) {
   EXPECT_EQ(Cli("demo --data '" + data_ + "'").code, 0);  // re-runnable
 }
 
+// train extractor --ipr-phrasing / --ipr-entities: extra IPR-synth train sets with hand-written
+// templates and entities add turns; a bad file stops training with its name and the list.
+TEST_F(CliTest, TrainExtractorTakesExtraPhrasingAndEntitySets) {
+  const std::string root = ONTOMEM_SOURCE_DIR;
+  const std::string base = "train extractor --filler '' --ipr-dialogues 10 --lexicon '" + lexicon_ + "' --out '" + dir_;
+  auto turns = [](const std::string& out) {
+    const size_t at = out.find(" IPR-synth train");
+    return at == std::string::npos ? 0 : std::stoul(out.substr(out.rfind('(', at) + 1));
+  };
+  CliRun plain = Cli(base + "/m0'");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  CliRun extra = Cli(base + "/m1' --ipr-extra-dialogues 5 --ipr-phrasing '" + root +
+                     "/data/handwritten/ipr_phrasing_train_a.json' --ipr-entities '" + root +
+                     "/data/handwritten/ipr_entities_train_1.json'");
+  ASSERT_EQ(extra.code, 0) << extra.err;
+  EXPECT_NE(extra.out.find("and 1 extra sets of 5"), std::string::npos) << extra.out;
+  EXPECT_GT(turns(extra.out), turns(plain.out)) << plain.out << extra.out;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/m1/extractor/tagger.bin"));
+  CliRun bad = Cli(base + "/m2' --ipr-entities '" + Write("bad.json", R"({"names": ["Ann"]})") + "'");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("\"names\""), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/m2/extractor/tagger.bin"));
+}
+
 }  // namespace
 }  // namespace ontomem

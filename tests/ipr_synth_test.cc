@@ -343,6 +343,12 @@ TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
   }
   EXPECT_GT(says_fresh, gold / 10) << "no gold statement names a fresh film or dish";
   EXPECT_EQ(says_own, 0u);
+  // Lists of the dev split's size also serve the train split (whose own lists are three times as
+  // long), as in `train extractor --ipr-entities`.
+  IprConfig t = Config("train", 10);
+  t.entities_path = c.entities_path;
+  std::string train_out;
+  EXPECT_TRUE(GenerateIpr(t, &train_out).ok());
   const std::string bad_path = testing::MakeTempDir("ipr_entities") + "/bad.json";
   std::string out;
   for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
@@ -362,6 +368,39 @@ TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
   }
   c.entities_path = bad_path + ".missing";
   EXPECT_EQ(GenerateIpr(c, &out).code(), StatusCode::kIOError);
+}
+
+// The training files for `train extractor --ipr-phrasing / --ipr-entities` generate valid train
+// splits, and share no template and no entity with the files the dev measurements use
+// (ipr_phrasing_fresh*.json, ipr_query_phrasing_fresh.json, ipr_entities_fresh.json).
+TEST(IprSynth, TrainingPhrasingAndEntityFilesAreValidAndDisjointFromDevFiles) {
+  const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
+  auto items = [&](const std::string& file) {
+    std::set<std::string> out;
+    std::ifstream f(dir + file);
+    const auto j = nlohmann::json::parse(f);
+    for (const auto& [key, list] : j.items())
+      for (const auto& x : list) out.insert(key + ":" + text::AsciiLower(x.is_object() ? x["name"].get<std::string>() : x.get<std::string>()));
+    return out;
+  };
+  std::set<std::string> dev;
+  for (const char* f : {"ipr_phrasing_fresh1.json", "ipr_phrasing_fresh2.json", "ipr_query_phrasing_fresh.json", "ipr_entities_fresh.json"})
+    for (const auto& x : items(f)) dev.insert(x);
+  const std::vector<std::string> files = {"ipr_phrasing_train_a.json", "ipr_phrasing_train_b.json",
+                                          "ipr_phrasing_train_c.json", "ipr_phrasing_train_d.json",
+                                          "ipr_entities_train_1.json", "ipr_entities_train_2.json"};
+  for (const auto& file : files) {
+    IprConfig c = Config("train", 10);
+    if (file.find("phrasing") != std::string::npos) c.phrasing_path = dir + file;
+    else c.entities_path = dir + file;
+    Dataset d = Generate(c);
+    Status st = CheckKeywordFree(d);
+    EXPECT_TRUE(st.ok()) << file << ": " << st.ToString();
+    for (const auto& x : items(file)) {
+      if (x.rfind("stmt_", 0) == 0) continue;  // openers and closers ("Honestly, ") may recur
+      EXPECT_FALSE(dev.count(x)) << file << " repeats a dev item: " << x;
+    }
+  }
 }
 
 // --chat-wrap: statements said in passing among chit-chat sentences. The labels hold (the

@@ -383,9 +383,12 @@ int main(int argc, char** argv) {
                        "IPR-synth train phrasing half (0 or 1; -1 = all): for out-of-phrasing combiner data")
       ->capture_default_str();
   train_ex->add_option("--ipr-phrasing", ta.ipr_phrasing_paths,
-                       "statement-template file for extra IPR-synth train dialogues (repeatable; gen-ipr --phrasing format)");
-  train_ex->add_option("--ipr-phrasing-dialogues", ta.ipr_phrasing_dialogues,
-                       "IPR-synth train dialogues per --ipr-phrasing file")->capture_default_str();
+                       "template file for extra IPR-synth train dialogues (repeatable; gen-ipr --phrasing format)");
+  train_ex->add_option("--ipr-entities", ta.ipr_entities_paths,
+                       "entity-list file for extra IPR-synth train dialogues (repeatable; gen-ipr --entities format)");
+  train_ex->add_option("--ipr-extra-dialogues", ta.ipr_extra_dialogues,
+                       "IPR-synth train dialogues per extra set (set i: phrasing file i mod n, entity file i mod n)")
+      ->capture_default_str();
   auto* train_dom = train->add_subcommand("domain", "train the query domain/intent classifier (docs/domain.md)");
   TrainDomainArgs tda;
   train_dom->add_option("--out", tda.out_path, "model file (default: <repo>/models/domain/classifier.bin)");

@@ -301,15 +301,18 @@ Status ApplyPhrasing(const std::string& path, Pools* p) {
 
 // Replaces the split's entity lists with those of an --entities file: string lists (title_adj,
 // title_noun, plot_role, plot_place, services, tool_stem, tool_suffix, habits, nicknames, names)
-// and dish_bases / dish_styles objects. Each list needs at least as many items as the split's own
-// so the generator draws from pools of the same size.
+// and dish_bases / dish_styles objects. Each list needs at least as many items as the dev split's
+// (a fifth of the frozen list), so the pools are no smaller than those of the dev and test splits.
 Status ApplyEntities(const std::string& path, int split, Pools* p) {
-  EntityLists e = SplitEntities(split);
-  const std::map<std::string, std::vector<std::string>*> strings = {
-      {"title_adj", &e.title_adj},   {"title_noun", &e.title_noun}, {"plot_role", &e.plot_role},
-      {"plot_place", &e.plot_place}, {"services", &e.services},     {"tool_stem", &e.tool_stem},
-      {"tool_suffix", &e.tool_suffix}, {"habits", &e.habits},       {"nicknames", &e.nicknames},
-      {"names", &e.names}};
+  EntityLists e = SplitEntities(split), dev = SplitEntities(1);
+  auto string_lists = [](EntityLists& x) {
+    return std::map<std::string, std::vector<std::string>*>{
+        {"title_adj", &x.title_adj},   {"title_noun", &x.title_noun}, {"plot_role", &x.plot_role},
+        {"plot_place", &x.plot_place}, {"services", &x.services},     {"tool_stem", &x.tool_stem},
+        {"tool_suffix", &x.tool_suffix}, {"habits", &x.habits},       {"nicknames", &x.nicknames},
+        {"names", &x.names}};
+  };
+  const auto strings = string_lists(e), dev_strings = string_lists(dev);
   static const std::vector<std::string> kDietNames = {"vegan", "vegetarian", "pescatarian", "meat"};
   std::set<std::string> cuisines;
   for (size_t i = 0; i < d::kNumDishStyles; ++i) cuisines.insert(d::kDishStyles[i].cuisine);
@@ -340,9 +343,11 @@ Status ApplyEntities(const std::string& path, int split, Pools* p) {
   for (const auto& [key, items] : j.items()) {
     const bool dish = key == "dish_bases" || key == "dish_styles";
     if (!dish && !strings.count(key)) return Status::InvalidArgument(fmt::format("gen-ipr: {}: unknown entity list \"{}\"", path, key));
-    const size_t need = dish ? (key == "dish_bases" ? e.dish_bases.size() : e.dish_styles.size()) : strings.at(key)->size();
+    const size_t need = key == "dish_bases"    ? dev.dish_bases.size()
+                        : key == "dish_styles" ? dev.dish_styles.size()
+                                               : dev_strings.at(key)->size();
     if (!items.is_array() || items.size() < need)
-      return bad(key, fmt::format("must be a list of at least {} items (the split's own size)", need));
+      return bad(key, fmt::format("must be a list of at least {} items (the dev split's size)", need));
     if (key == "dish_bases") {
       e.dish_bases.clear();
       for (const auto& item : items) {

@@ -539,20 +539,24 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
     return 1;
   }
   std::vector<AnnotatedTurn> train = std::move(ipr).value();
-  // (a') the same split phrased with the training template files.
-  for (size_t i = 0; i < args.ipr_phrasing_paths.size(); ++i) {
+  // (a') the same split phrased with the training template files and/or drawn from the training
+  // entity lists, so the models cannot lean on the frozen templates' words or entity names.
+  const size_t n_phr = args.ipr_phrasing_paths.size(), n_ent = args.ipr_entities_paths.size();
+  for (size_t i = 0; i < std::max(n_phr, n_ent); ++i) {
     IprConfig pc = cfg;
-    pc.phrasing_path = Resolve(args.ipr_phrasing_paths[i], root);
-    pc.dialogues = args.ipr_phrasing_dialogues;
+    if (n_phr) pc.phrasing_path = Resolve(args.ipr_phrasing_paths[i % n_phr], root);
+    if (n_ent) pc.entities_path = Resolve(args.ipr_entities_paths[i % n_ent], root);
+    pc.dialogues = args.ipr_extra_dialogues;
     pc.seed = args.seed + 1000 * (i + 1);
     const Status st = GenerateIpr(pc, &json);
-    auto phrased = st.ok() ? ParseIprFacts(json, fmt::format("ipr-train-phrasing{}", i + 1))
-                           : StatusOr<std::vector<AnnotatedTurn>>(st);
-    if (!phrased.ok()) {
-      fmt::print(stderr, "train extractor: --ipr-phrasing {}: {}\n", args.ipr_phrasing_paths[i], phrased.status().ToString());
+    auto extra = st.ok() ? ParseIprFacts(json, fmt::format("ipr-train-extra{}", i + 1))
+                         : StatusOr<std::vector<AnnotatedTurn>>(st);
+    if (!extra.ok()) {
+      fmt::print(stderr, "train extractor: extra IPR set {} ({} {}): {}\n", i + 1, pc.phrasing_path, pc.entities_path,
+                 extra.status().ToString());
       return 1;
     }
-    for (auto& t : *phrased) train.push_back(std::move(t));
+    for (auto& t : *extra) train.push_back(std::move(t));
   }
   const size_t n_ipr = train.size();
   // (c) extraction drills for the relations IPR-synth does not cover.
@@ -609,8 +613,11 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
     fmt::print(stderr, "train extractor: {}\n", st.ToString());
     return 1;
   }
-  fmt::print("trained extractor on {} turns ({} IPR-synth train from {} dialogues, {} drills, {} handwritten odd-id), "
-             "{} facts\n", stats.turns, n_ipr, args.ipr_dialogues, args.drills, n_hand, stats.facts);
+  const size_t n_extra = std::max(args.ipr_phrasing_paths.size(), args.ipr_entities_paths.size());
+  fmt::print("trained extractor on {} turns ({} IPR-synth train from {} dialogues{}, {} drills, {} handwritten odd-id), "
+             "{} facts\n", stats.turns, n_ipr, args.ipr_dialogues,
+             n_extra ? fmt::format(" and {} extra sets of {}", n_extra, args.ipr_extra_dialogues) : "", args.drills, n_hand,
+             stats.facts);
   fmt::print("word table: {} ({:.1f}s); resources: {}\n", note, word_secs, wired.empty() ? "none" : wired);
   fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
              stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));

@@ -94,10 +94,11 @@ struct TrainExtractorArgs {
   int drills = 6000;             // generated drill utterances (extract/drills.h) for all relations
   uint64_t seed = 20261202;      // IPR-synth seed (the frozen splits' seed)
   int ipr_phrasing_fold = -1;    // half of the IPR phrasing (IprConfig::phrasing_fold); -1 = all
-  // Statement templates written for training (gen-ipr --phrasing files): each adds
-  // `ipr_phrasing_dialogues` IPR-synth train dialogues (own seed) phrased with its templates.
-  std::vector<std::string> ipr_phrasing_paths;
-  int ipr_phrasing_dialogues = 250;
+  // Statement templates and entity lists written for training (gen-ipr --phrasing and --entities
+  // files): max(#phrasing, #entities) extra sets of `ipr_extra_dialogues` IPR-synth train
+  // dialogues (own seeds); set i uses phrasing file i mod #phrasing and entity file i mod #entities.
+  std::vector<std::string> ipr_phrasing_paths, ipr_entities_paths;
+  int ipr_extra_dialogues = 250;
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";  // IPR filler; "" = none
   std::string handwritten_path;  // "" = <repo>/data/annotations/handwritten.jsonl (odd ids used)
   std::string lexicon_path;      // "" = DefaultLexiconPath(); missing -> no GloVe clusters
