@@ -356,6 +356,7 @@ TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
            {R"({"title_adj": ["Drowned"]})", "at least 8"},
            {R"({"services": ["A", "B", "A"]})", "repeated"},
            {R"({"services": ["A", "B", 3]})", "UTF-8 strings"},
+           {R"({"dish_styles": [{"name": "x", "cuisine": "Thai", "allergens": []}, {"name": "x", "cuisine": "Thai", "allergens": []}, {}, {}, {}]})", "repeated"},
            {R"({"dish_styles": [{"name": "x", "cuisine": "Martian", "allergens": []}, {}, {}, {}, {}]})", "Martian"},
            {R"({"dish_bases": [{"name": "x", "diet": "carnivore", "allergens": []}, {}, {}, {}, {}, {}]})", "carnivore"},
            {R"({"dish_bases": [{"name": "x", "diet": "meat", "allergens": ["nuts"]}, {}, {}, {}, {}, {}]})", "unknown allergen"},

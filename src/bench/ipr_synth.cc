@@ -359,6 +359,8 @@ Status ApplyEntities(const std::string& path, int split, Pools* p) {
         if (it == kDietNames.end()) return bad(key, "\"diet\" must be vegan, vegetarian, pescatarian or meat, got \"" + diet + "\"");
         b.diet = static_cast<int>(it - kDietNames.begin());
         RETURN_IF_ERROR(allergens_of(key, item, &b.allergens));
+        for (const auto& other : e.dish_bases)
+          if (other.name == b.name) return bad(key, "has a repeated item");
         e.dish_bases.push_back(std::move(b));
       }
     } else if (key == "dish_styles") {
@@ -369,6 +371,8 @@ Status ApplyEntities(const std::string& path, int split, Pools* p) {
           return bad(key, "each item needs a \"name\" and a \"cuisine\" string");
         if (!cuisines.count(st.cuisine)) return bad(key, "\"" + st.cuisine + "\" is not a cuisine of the frozen dish styles");
         RETURN_IF_ERROR(allergens_of(key, item, &st.allergens));
+        for (const auto& other : e.dish_styles)
+          if (other.name == st.name) return bad(key, "has a repeated item");
         e.dish_styles.push_back(std::move(st));
       }
     } else {

@@ -552,8 +552,7 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
     auto extra = st.ok() ? ParseIprFacts(json, fmt::format("ipr-train-extra{}", i + 1))
                          : StatusOr<std::vector<AnnotatedTurn>>(st);
     if (!extra.ok()) {
-      fmt::print(stderr, "train extractor: extra IPR set {} ({} {}): {}\n", i + 1, pc.phrasing_path, pc.entities_path,
-                 extra.status().ToString());
+      fmt::print(stderr, "train extractor: extra IPR set {}: {}\n", i + 1, extra.status().ToString());
       return 1;
     }
     for (auto& t : *extra) train.push_back(std::move(t));
