@@ -43,6 +43,48 @@ Dataset Generate(const IprConfig& c) {
   return ds.ok() ? std::move(ds).value() : Dataset{};
 }
 
+// Generate, and the label rules hold.
+Dataset GenerateChecked(const IprConfig& c) {
+  Dataset d = Generate(c);
+  Status st = CheckKeywordFree(d);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return d;
+}
+
+// The lower-cased text of every gold turn of every question.
+std::vector<std::string> GoldTexts(const Dataset& d) {
+  std::vector<std::string> out;
+  for (const auto& s : d.samples) {
+    std::map<std::string, std::string> text;
+    for (const auto& t : s.turns) text[t.id] = text::AsciiLower(t.text);
+    for (const auto& q : s.qa)
+      for (const auto& id : q.evidence) out.push_back(text[id]);
+  }
+  return out;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream f(path);
+  return nlohmann::json::parse(f);
+}
+
+// Writes each (file text, expected message part) to a temp file, points `file` of `c` at it and
+// expects GenerateIpr to refuse it naming what is wrong; a missing file is refused too.
+void ExpectBadFilesRefused(IprConfig c, std::string IprConfig::*file,
+                           const std::vector<std::pair<std::string, std::string>>& cases) {
+  const std::string path = testing::MakeTempDir("ipr_bad_file") + "/bad.json";
+  std::string out;
+  for (const auto& [text, what] : cases) {
+    std::ofstream(path) << text;
+    c.*file = path;
+    Status bad = GenerateIpr(c, &out);
+    EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(bad.ToString().find(what), std::string::npos) << bad.ToString();
+  }
+  c.*file = path + ".missing";
+  EXPECT_EQ(GenerateIpr(c, &out).code(), StatusCode::kIOError);
+}
+
 TEST(IprSynth, WholeTestSplitIsKeywordFreeAndWellLabelled) {
   auto t0 = std::chrono::steady_clock::now();
   Dataset ds = Generate(Config("test", 500));
@@ -230,11 +272,8 @@ TEST(IprSynth, PhrasingFoldsSplitTheTemplates) {
 TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
   IprConfig c = Config("dev", 30);
   c.phrasing_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/ipr_phrasing_fresh1.json";
-  Dataset fresh = Generate(c);
-  Status st = CheckKeywordFree(fresh);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  std::ifstream f(c.phrasing_path);
-  const auto templates = nlohmann::json::parse(f);
+  Dataset fresh = GenerateChecked(c);
+  const auto templates = ReadJson(c.phrasing_path);
   // A template's longest literal piece (the generator may capitalise the start: compared lower-cased).
   auto piece = [](const std::string& t) {
     std::string best, cur;
@@ -253,16 +292,11 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
   for (const auto& t : templates["like"])
     if (auto p = piece(text::AsciiLower(t.get<std::string>())); p.size() > 4) like.push_back(p);
   ASSERT_GT(like.size(), 5u);
-  size_t gold = 0, said = 0;
-  for (const auto& s : fresh.samples) {
-    std::map<std::string, std::string> text;
-    for (const auto& t : s.turns) text[t.id] = text::AsciiLower(t.text);
-    for (const auto& q : s.qa)
-      for (const auto& id : q.evidence) {
-        ++gold;
-        for (const auto& p : like) said += text[id].find(p) != std::string::npos;
-      }
-  }
+  const auto gold_texts = GoldTexts(fresh);
+  const size_t gold = gold_texts.size();
+  size_t said = 0;
+  for (const auto& text : gold_texts)
+    for (const auto& p : like) said += text.find(p) != std::string::npos;
   EXPECT_GT(said, gold / 20) << "no gold statement says a fresh 'like' template";
   std::string a, b;
   ASSERT_TRUE(GenerateIpr(c, &a).ok());
@@ -272,11 +306,8 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
   // opener and before the closer).
   IprConfig q = Config("dev", 30);
   q.phrasing_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/ipr_query_phrasing_fresh.json";
-  Dataset fresh_q = Generate(q);
-  st = CheckKeywordFree(fresh_q);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  std::ifstream fq(q.phrasing_path);
-  const auto qt = nlohmann::json::parse(fq);
+  Dataset fresh_q = GenerateChecked(q);
+  const auto qt = ReadJson(q.phrasing_path);
   std::vector<std::string> cores;
   for (int k = 0; k < 9; ++k)
     for (const auto& t : qt["q" + std::to_string(k)]) cores.push_back(text::AsciiLower(t.get<std::string>()));
@@ -291,8 +322,7 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
     }
   EXPECT_GT(implicit, 30u);
   EXPECT_EQ(fresh_core, implicit);
-  const std::string bad_path = testing::MakeTempDir("ipr_phrasing") + "/bad.json";
-  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+  ExpectBadFilesRefused(Config("dev", 30), &IprConfig::phrasing_path, {
            {R"({"likes": ["I dig {v}"]})", "unknown template list"},
            {R"({"like": ["I dig it"]})", "lacks {v}"},
            {R"({"like": ["{friend} digs {v}"]})", "{friend}"},
@@ -300,15 +330,7 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
            {R"({"q9": ["what now"]})", "unknown template list"},
            {R"({"explicit_q": ["what did I say back then"]})", "lacks {v}"},
            {R"({"q3": ["what goes with {v}"]})", "{v}"},
-           {R"(["I dig {v}"])", "not a JSON object"}}) {
-    std::ofstream(bad_path) << text;
-    c.phrasing_path = bad_path;
-    Status bad = GenerateIpr(c, &a);
-    EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument) << text;
-    EXPECT_NE(bad.ToString().find(what), std::string::npos) << bad.ToString();
-  }
-  c.phrasing_path = bad_path + ".missing";
-  EXPECT_FALSE(GenerateIpr(c, &a).ok());
+           {R"(["I dig {v}"])", "not a JSON object"}});
 }
 
 // --entities: entity lists written after the frozen ones (data/handwritten/ipr_entities_fresh.json)
@@ -317,11 +339,8 @@ TEST(IprSynth, PhrasingFileReplacesTheStatementTemplates) {
 TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
   IprConfig c = Config("dev", 40);
   c.entities_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/ipr_entities_fresh.json";
-  Dataset fresh = Generate(c);
-  Status st = CheckKeywordFree(fresh);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  std::ifstream f(c.entities_path);
-  const auto lists = nlohmann::json::parse(f);
+  Dataset fresh = GenerateChecked(c);
+  const auto lists = ReadJson(c.entities_path);
   std::vector<std::string> fresh_names, own_names;
   for (const auto& a : lists["title_adj"]) fresh_names.push_back("the " + text::AsciiLower(a.get<std::string>()) + " ");
   for (const auto& b : lists["dish_bases"])
@@ -330,16 +349,15 @@ TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
   for (const auto& e : IprSplitInventory("dev").entities)
     if (e.rfind("movie:", 0) == 0 || e.rfind("dish:", 0) == 0 || e.rfind("tool:", 0) == 0)
       own_names.push_back(text::AsciiLower(e.substr(e.find(':') + 1)));
-  size_t gold = 0, says_fresh = 0, says_own = 0;
-  for (const auto& s : fresh.samples) {
-    std::map<std::string, std::string> text;
-    for (const auto& t : s.turns) text[t.id] = text::AsciiLower(t.text);
-    for (const auto& q : s.qa)
-      for (const auto& id : q.evidence) {
-        ++gold;
-        says_fresh += std::any_of(fresh_names.begin(), fresh_names.end(), [&](const std::string& n) { return text[id].find(n) != std::string::npos; });
-        says_own += std::any_of(own_names.begin(), own_names.end(), [&](const std::string& n) { return text[id].find(n) != std::string::npos; });
-      }
+  auto names_one = [](const std::string& text, const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return text.find(n) != std::string::npos; });
+  };
+  const auto gold_texts = GoldTexts(fresh);
+  const size_t gold = gold_texts.size();
+  size_t says_fresh = 0, says_own = 0;
+  for (const auto& text : gold_texts) {
+    says_fresh += names_one(text, fresh_names);
+    says_own += names_one(text, own_names);
   }
   EXPECT_GT(says_fresh, gold / 10) << "no gold statement names a fresh film or dish";
   EXPECT_EQ(says_own, 0u);
@@ -349,9 +367,7 @@ TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
   t.entities_path = c.entities_path;
   std::string train_out;
   EXPECT_TRUE(GenerateIpr(t, &train_out).ok());
-  const std::string bad_path = testing::MakeTempDir("ipr_entities") + "/bad.json";
-  std::string out;
-  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+  ExpectBadFilesRefused(Config("dev", 10), &IprConfig::entities_path, {
            {R"({"titles": ["Drowned"]})", "unknown entity list"},
            {R"({"title_adj": ["Drowned"]})", "at least 8"},
            {R"({"services": ["A", "B", "A"]})", "repeated"},
@@ -360,15 +376,7 @@ TEST(IprSynth, EntitiesFileReplacesTheSplitsEntities) {
            {R"({"dish_styles": [{"name": "x", "cuisine": "Martian", "allergens": []}, {}, {}, {}, {}]})", "Martian"},
            {R"({"dish_bases": [{"name": "x", "diet": "carnivore", "allergens": []}, {}, {}, {}, {}, {}]})", "carnivore"},
            {R"({"dish_bases": [{"name": "x", "diet": "meat", "allergens": ["nuts"]}, {}, {}, {}, {}, {}]})", "unknown allergen"},
-           {R"(["Drowned"])", "not a JSON object"}}) {
-    std::ofstream(bad_path) << text;
-    c.entities_path = bad_path;
-    Status bad = GenerateIpr(c, &out);
-    EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument) << text;
-    EXPECT_NE(bad.ToString().find(what), std::string::npos) << bad.ToString();
-  }
-  c.entities_path = bad_path + ".missing";
-  EXPECT_EQ(GenerateIpr(c, &out).code(), StatusCode::kIOError);
+           {R"(["Drowned"])", "not a JSON object"}});
 }
 
 // The training files for `train extractor --ipr-phrasing / --ipr-entities` generate valid train
@@ -378,8 +386,7 @@ TEST(IprSynth, TrainingPhrasingAndEntityFilesAreValidAndDisjointFromDevFiles) {
   const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
   auto items = [&](const std::string& file) {
     std::set<std::string> out;
-    std::ifstream f(dir + file);
-    const auto j = nlohmann::json::parse(f);
+    const auto j = ReadJson(dir + file);
     for (const auto& [key, list] : j.items())
       for (const auto& x : list) out.insert(key + ":" + text::AsciiLower(x.is_object() ? x["name"].get<std::string>() : x.get<std::string>()));
     return out;
@@ -394,9 +401,8 @@ TEST(IprSynth, TrainingPhrasingAndEntityFilesAreValidAndDisjointFromDevFiles) {
     IprConfig c = Config("train", 10);
     if (file.find("phrasing") != std::string::npos) c.phrasing_path = dir + file;
     else c.entities_path = dir + file;
-    Dataset d = Generate(c);
-    Status st = CheckKeywordFree(d);
-    EXPECT_TRUE(st.ok()) << file << ": " << st.ToString();
+    SCOPED_TRACE(file);
+    GenerateChecked(c);
     for (const auto& x : items(file)) {
       if (x.rfind("stmt_", 0) == 0) continue;  // openers and closers ("Honestly, ") may recur
       EXPECT_FALSE(dev.count(x)) << file << " repeats a dev item: " << x;
