@@ -19,8 +19,9 @@
 #   weighted 2, chosen over 1 and 3 on the three natural-chat dev sets, session 19), and 400
 #   IPR-synth train dialogues at 8x phrased with the hand-written training templates
 #   (data/handwritten/ipr_phrasing_train_{a,b,c,d}.json, seed 555; the extractor never saw that
-#   phrasing, so their gold turns miss edges as real ones do; chosen over 1x+8x and 1x-only rows
-#   on the fresh-phrasing dev sets, session 20); the
+#   phrasing, so their gold turns miss edges as real ones do; chosen over 1x+8x rows by a rule
+#   set beforehand: natural-chat, MemoryBank, dev-B and PrefEval dev limits, then the
+#   fresh-phrasing dev sets, session 20); the
 #   setting is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in docs/RESULTS.md),
 #   those two topics composed with seed 3 and recall seed 2. The graph-first
 #   setting is fixed (hidden 32, gold rows weighted 4): with the persona rows the grid's pick on
