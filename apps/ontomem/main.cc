@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
   genipr->add_option("--phrasing-fold", ic.phrasing_fold,
                      "half of the split's phrasing (0 or 1; -1 = all, the frozen output)")->capture_default_str();
   genipr->add_option("--phrasing", ic.phrasing_path,
-                     "JSON file replacing the split's statement templates (docs/benchmarks.md)");
+                     "JSON file replacing the split's statement and request templates (docs/benchmarks.md)");
   genipr->add_option("--entities", ic.entities_path,
                      "JSON file replacing the split's entity lists (titles, dishes, apps, names; docs/benchmarks.md)");
   genipr->add_option("--chat-wrap", ic.chat_wrap,
@@ -474,7 +474,7 @@ int main(int argc, char** argv) {
   eval_ex->add_option("--ipr-phrasing-fold", ea.ipr_phrasing_fold,
                       "IPR-synth phrasing half (0 or 1; -1 = all): the half a --ipr-phrasing-fold extractor never saw")
       ->capture_default_str();
-  eval_ex->add_option("--ipr-phrasing", ea.ipr_phrasing_path, "JSON file replacing the IPR split's statement templates");
+  eval_ex->add_option("--ipr-phrasing", ea.ipr_phrasing_path, "JSON file replacing the IPR split's statement and request templates");
   eval_ex->add_option("--seed", ea.seed, "IPR-synth seed")->capture_default_str();
   eval_ex->add_option("--locomo", ea.locomo_path, "LoCoMo dev file the annotations point into")->capture_default_str();
   eval_ex->add_flag("--llm", ea.llm, "verify with an OpenAI-compatible chat endpoint instead of the rules");

@@ -245,6 +245,15 @@ std::set<std::string> Placeholders(const std::string& t) {
   return out;
 }
 
+// The JSON object of a --phrasing or --entities file.
+StatusOr<ojson> ReadJsonObject(const std::string& path, const std::string& option) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::IOError("gen-ipr: cannot open " + option + " file " + path);
+  ojson j = ojson::parse(f, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("gen-ipr: " + path + " is not a JSON object");
+  return j;
+}
+
 // Replaces the templates named in a --phrasing file (statements, and requests: q0..q8 per query
 // type, their ellipsis cue lines c0..c8, explicit_q, ellipsis, query_open, query_close). Each
 // replacement must use only placeholders its frozen list uses, and every one all of them use.
@@ -265,10 +274,7 @@ Status ApplyPhrasing(const std::string& path, Pools* p) {
     lists.emplace(fmt::format("q{}", q), std::pair{&p->query_cores[q], &d::kQueryCores[q]});
     lists.emplace(fmt::format("c{}", q), std::pair{&p->cues[q], &d::kCueLines[q]});
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::IOError("gen-ipr: cannot open --phrasing file " + path);
-  const ojson j = ojson::parse(f, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("gen-ipr: " + path + " is not a JSON object");
+  ASSIGN_OR_RETURN(const ojson j, ReadJsonObject(path, "--phrasing"));
   for (const auto& [key, items] : j.items()) {
     auto it = lists.find(key);
     if (it == lists.end()) return Status::InvalidArgument(fmt::format("gen-ipr: {}: unknown template list \"{}\"", path, key));
@@ -316,10 +322,7 @@ Status ApplyEntities(const std::string& path, int split, Pools* p) {
   static const std::vector<std::string> kDietNames = {"vegan", "vegetarian", "pescatarian", "meat"};
   std::set<std::string> cuisines;
   for (size_t i = 0; i < d::kNumDishStyles; ++i) cuisines.insert(d::kDishStyles[i].cuisine);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::IOError("gen-ipr: cannot open --entities file " + path);
-  const ojson j = ojson::parse(f, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("gen-ipr: " + path + " is not a JSON object");
+  ASSIGN_OR_RETURN(const ojson j, ReadJsonObject(path, "--entities"));
   auto bad = [&](const std::string& key, const std::string& why) {
     return Status::InvalidArgument(fmt::format("gen-ipr: {}: \"{}\": {}", path, key, why));
   };

@@ -542,7 +542,8 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   // (a') the same split phrased with the training template files and/or drawn from the training
   // entity lists, so the models cannot lean on the frozen templates' words or entity names.
   const size_t n_phr = args.ipr_phrasing_paths.size(), n_ent = args.ipr_entities_paths.size();
-  for (size_t i = 0; i < std::max(n_phr, n_ent); ++i) {
+  const size_t n_extra = std::max(n_phr, n_ent);
+  for (size_t i = 0; i < n_extra; ++i) {
     IprConfig pc = cfg;
     if (n_phr) pc.phrasing_path = Resolve(args.ipr_phrasing_paths[i % n_phr], root);
     if (n_ent) pc.entities_path = Resolve(args.ipr_entities_paths[i % n_ent], root);
@@ -612,7 +613,6 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
     fmt::print(stderr, "train extractor: {}\n", st.ToString());
     return 1;
   }
-  const size_t n_extra = std::max(args.ipr_phrasing_paths.size(), args.ipr_entities_paths.size());
   fmt::print("trained extractor on {} turns ({} IPR-synth train from {} dialogues{}, {} drills, {} handwritten odd-id), "
              "{} facts\n", stats.turns, n_ipr, args.ipr_dialogues,
              n_extra ? fmt::format(" and {} extra sets of {}", n_extra, args.ipr_extra_dialogues) : "", args.drills, n_hand,
