@@ -148,6 +148,20 @@ TEST(ExtractRuleVerifier, AStanceOfSomeoneElseIsNotTheSpeakers) {
   EXPECT_TRUE(v.Verify(Cand(t4.text, "Kinetra", "USES", Modality::kAsserted), t4).valid);
 }
 
+TEST(ExtractRuleVerifier, TheListenersThingIsNotTheSpeakers) {
+  RuleVerifier v;
+  // Praise of the listener's things says nothing the speaker holds.
+  const Turn t1 = MakeTurn("Proud of you for starting your own bakery!");
+  EXPECT_FALSE(v.Verify(Cand(t1.text, "bakery", "HAS_HABIT", Modality::kAsserted), t1).valid);
+  const Turn t2 = MakeTurn("I love your new garden shed, it looks great.");
+  EXPECT_FALSE(v.Verify(Cand(t2.text, "garden shed", "LIKES", Modality::kAsserted), t2).valid);
+  // "your" in another clause leaves the speaker's own stance alone.
+  const Turn t3 = MakeTurn("Thanks for your advice, I love my new garden shed.");
+  EXPECT_TRUE(v.Verify(Cand(t3.text, "garden shed", "LIKES", Modality::kAsserted), t3).valid);
+  const Turn t4 = MakeTurn("Not your fault, but I can't stand cilantro.");
+  EXPECT_TRUE(v.Verify(Cand(t4.text, "cilantro", "DISLIKES", Modality::kAsserted), t4).valid);
+}
+
 TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
   RuleVerifier v;
   auto past = [&](const std::string& text, const std::string& tail, const std::string& rel) {
@@ -246,6 +260,13 @@ TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   // Nobody uses a group of people; a tool stays.
   EXPECT_FALSE(valid("We volunteer to help rural communities get online.", "rural communities", "USES"));
   EXPECT_TRUE(valid("I do all my sketches on a tablet.", "tablet", "USES"));
+  // An allergen is a food, plant, animal, substance or product; an invented dish name stays.
+  EXPECT_FALSE(valid("Gotta make time to dance and vent, that's for sure.", "dance", "ALLERGIC_TO"));
+  EXPECT_FALSE(valid("We had to rely on help from our auntie.", "auntie", "ALLERGIC_TO"));
+  EXPECT_TRUE(valid("I'm allergic to shellfish.", "shellfish", "ALLERGIC_TO"));
+  EXPECT_TRUE(valid("Bee stings make me swell up.", "Bee stings", "ALLERGIC_TO"));
+  EXPECT_TRUE(valid("Latex gloves give me a rash.", "Latex", "ALLERGIC_TO"));
+  EXPECT_TRUE(valid("I react badly to zorbanut paste.", "zorbanut paste", "ALLERGIC_TO"));
   // A condition is a state: a food one struggles with is disliked, a company is no condition.
   const Verdict food = VerifyAsserted(v, "Honestly I struggle with aubergines.", "aubergines", "HAS_CONDITION");
   EXPECT_TRUE(food.valid);

@@ -448,5 +448,48 @@ TEST(PrefEvalCompose, RealPrefEvalAndLocomoDev) {
   }
 }
 
+// The hand-written persona topics (data/handwritten/persona_*: written in session 21 by helpers,
+// in PrefEval's persona-driven format, on topics PrefEval does not have): every item labels its
+// stating turn and asks a question sharing no content word with it.
+TEST(PrefEvalCompose, HandWrittenPersonaTopicsAreCompleteAndImplicit) {
+  const fs::path filler = fs::path(ONTOMEM_SOURCE_DIR) / ".." / "shared" / "data" / "locomo" / "locomo_dev5.json";
+  if (!fs::exists(filler)) GTEST_SKIP() << "no LoCoMo data at " << filler;
+  const fs::path prefeval = fs::path(ONTOMEM_SOURCE_DIR) / ".." / "shared" / "data" / "prefeval";
+  std::set<std::string> prefeval_topics;
+  if (fs::is_directory(prefeval / "implicit_preference" / "persona-driven"))
+    for (const auto& e : fs::directory_iterator(prefeval / "implicit_preference" / "persona-driven"))
+      prefeval_topics.insert(e.path().stem().string());
+  std::set<std::string> topics, preferences;
+  for (const char* set : {"persona_dev"}) {
+    const fs::path dir = fs::path(ONTOMEM_SOURCE_DIR) / "data" / "handwritten" / set;
+    std::string out;
+    ComposeStats stats;
+    Status st = ComposePrefEval({dir.string(), filler.string(), "persona", 1, {}}, &out, &stats);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    auto ds = ParseLocomo(out, set);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    EXPECT_EQ(stats.unlabelled, 0u) << set;
+    size_t questions = 0;
+    std::set<std::string> here;
+    for (const auto& s : ds->samples)
+      for (const auto& q : s.qa) {
+        ++questions;
+        here.insert(q.domain);
+        EXPECT_TRUE(q.implicit.value_or(false)) << set << ": " << q.question;
+      }
+    EXPECT_EQ(questions, 20 * here.size()) << set;
+    for (const auto& t : here) {
+      EXPECT_FALSE(prefeval_topics.count(t)) << t << " is a PrefEval topic";
+      EXPECT_TRUE(topics.insert(t).second) << t << " is in two sets";
+    }
+    for (const auto& t : here) {
+      const json items = json::parse(std::ifstream(dir / "implicit_preference" / "persona-driven" / (t + ".json")));
+      for (const auto& item : items)
+        EXPECT_TRUE(preferences.insert(item["preference"].get<std::string>()).second) << item["preference"];
+    }
+  }
+  EXPECT_GE(topics.size(), 6u);
+}
+
 }  // namespace
 }  // namespace ontomem

@@ -253,6 +253,22 @@ StatusOr<Dataset> LoadBenchDataset(const std::string& spec) {
   return ds;
 }
 
+namespace {
+
+// A dumped turn's combiner features (the nonzero ones, by name) when it was a candidate.
+void AddCombinerFeatures(const std::vector<CombinerRow>& log, const std::string& id, json* out) {
+  for (const CombinerRow& row : log) {
+    if (row.turn_id != id) continue;
+    json x = json::object();
+    for (size_t f = 0; f < kCombinerFeatures; ++f)
+      if (row.x[f] != 0.0f) x[kCombinerFeatureNames[f]] = row.x[f];
+    (*out)["x"] = std::move(x);
+    return;
+  }
+}
+
+}  // namespace
+
 Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
   if (!config.embedder) return Status::InvalidArgument("bench needs an embedder");
   if (config.k < 1) return Status::InvalidArgument("--k must be at least 1");
@@ -268,7 +284,9 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     Method method = Method::kDense;
     RetrieverConfig rc = config.retriever;
     if (!length_only(i)) RETURN_IF_ERROR(MethodSetup(config.methods[i], config, &method, &rc));
-    if (config.on_candidates && method == Method::kFull) rc.candidate_log = std::make_shared<std::vector<CombinerRow>>();
+    // The dump also shows the combiner's features of each hit and gold turn.
+    if ((config.on_candidates || !config.dump_path.empty()) && method == Method::kFull)
+      rc.candidate_log = std::make_shared<std::vector<CombinerRow>>();
     setups.emplace_back(method, rc);
   }
   const size_t k = static_cast<size_t>(config.k);
@@ -402,12 +420,15 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           if (!res.ok()) return res.status().WithContext(fmt::format("{}: search {}", path, s.sample_id));
           std::vector<std::string> ranked;
           for (const auto& h : res->hits) ranked.push_back(h.turn.turn.id);
-          if (const auto& log = setups[m].second.candidate_log) config.on_candidates(path, m, gold, res->route, *log, ranked);
+          const auto& log = setups[m].second.candidate_log;
+          if (log && config.on_candidates) config.on_candidates(path, m, gold, res->route, *log, ranked);
           if (dump.is_open()) {
             json hits = json::array();
-            for (const auto& h : res->hits)
+            for (const auto& h : res->hits) {
               hits.push_back({{"id", h.turn.turn.id}, {"score", h.score}, {"dense_rank", h.dense_rank},
                               {"bm25_rank", h.bm25_rank}, {"graph", h.graph_score}, {"path", h.path}});
+              if (log) AddCombinerFeatures(*log, h.turn.turn.id, &hits.back());
+            }
             json line{{"dataset", path}, {"sample", s.sample_id}, {"method", config.methods[m]},
                       {"question", q.question}, {"context", q.context}, {"gold", gold}, {"hits", hits},
                       {"route", res->route}, {"uncertainty", res->uncertainty},
@@ -425,6 +446,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
               golds.push_back({{"id", h.turn.turn.id}, {"rank", r + 1}, {"score", h.score},
                                {"dense_rank", h.dense_rank}, {"bm25_rank", h.bm25_rank},
                                {"graph", h.graph_score}, {"path", h.path}, {"text", h.turn.turn.text}});
+              if (log) AddCombinerFeatures(*log, h.turn.turn.id, &golds.back());
             }
             line["gold_ranks"] = golds;
             dump << line.dump() << "\n";

@@ -38,6 +38,30 @@ bool NeverAPerson(const WordNet& wn, std::string_view phrase) {
   return std::none_of(senses.begin(), senses.end(), [&](const SynsetId& s) { return PersonOrGroup(wn.Lexname(s)); });
 }
 
+// Whether some word of the phrase has a noun sense whose lexname is in `allowed`, or is unknown
+// to WordNet (invented names are not judged); false when WordNet knows every word and none has
+// such a sense.
+bool SomeWordMayBe(const WordNet& wn, std::string_view phrase, std::initializer_list<std::string_view> allowed) {
+  size_t start = 0;
+  while (start < phrase.size()) {
+    size_t end = phrase.find(' ', start);
+    if (end == std::string_view::npos) end = phrase.size();
+    const std::string_view w = phrase.substr(start, end - start);
+    start = end + 1;
+    if (w.empty()) continue;
+    bool known = false;
+    for (WordNetPos pos : {WordNetPos::kNoun, WordNetPos::kVerb, WordNetPos::kAdj, WordNetPos::kAdv})
+      known |= !wn.LookupSynsets(w, pos).empty();
+    if (!known) return true;
+    for (const SynsetId& syn : wn.LookupSynsets(w, WordNetPos::kNoun)) {
+      const std::string lex = wn.Lexname(syn);
+      for (std::string_view a : allowed)
+        if (lex == a) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shared_ptr<const Ontology> ontology,
@@ -85,6 +109,11 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
         if (people_only) return wordnet && NeverAPerson(*wordnet, tail) ? -1 : 0;
         // Nobody uses a person or a group ("help underserved communities").
         if (relation == "USES" && wordnet && PersonOrGroup(WordNetLexname(*wordnet, LastWord(tail)))) return -1;
+        // An allergen is a food, plant, animal, substance or product: "dance", "auntie" and
+        // "visit" are not, whatever the tagger read ("Gotta make time to dance").
+        if (relation == "ALLERGIC_TO" && wordnet &&
+            !SomeWordMayBe(*wordnet, tail, {"noun.food", "noun.plant", "noun.animal", "noun.substance", "noun.artifact", "noun.body"}))
+          return -1;
         return 0;
       }
       for (const auto* h : hits)

@@ -84,6 +84,17 @@ bool SaidOfSomeoneElse(const std::vector<Token>& t, int at) {
   return NearestSubjectIn(t, at, SentenceEnd, kThird, kFirst);
 }
 
+// Whether the tail [tb, ...) is introduced by "your" within two tokens of its clause ("Proud of
+// you for starting your own business!", "I love your new haircut"): the listener's thing.
+bool ListenersThing(const std::vector<Token>& t, int tb) {
+  for (int i = tb; i >= 0 && i >= tb - 2; --i) {
+    if (i < tb && ClauseEnd(t[static_cast<size_t>(i)])) break;
+    const std::string& w = t[static_cast<size_t>(i)].lower;
+    if (w == "your" || w == "yours") return true;
+  }
+  return false;
+}
+
 // The lower-cased token i if lo <= i < hi, else "" (lets the cue checks look around a token
 // without bounds tests of their own).
 const std::string& LowerIn(const std::vector<Token>& t, int i, int lo, int hi) {
@@ -252,6 +263,8 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     }
     // (8) The speaker holds no stance stated of someone else ("they'll love the icecream").
     if (c.head_is_speaker && SaidOfSomeoneElse(toks, tb)) return reject("said of someone else");
+    // (13) ... nor one on the listener's thing ("the colours of your painting are amazing").
+    if (c.head_is_speaker && ListenersThing(toks, tb)) return reject("the listener's");
     // (11) The tail is a thing the speaker holds a stance on, a diet is a person's, and "feel
     // like" is a wish.
     if (std::string why = NotAThing(toks, tb, te); !why.empty()) return reject("tail is " + why);

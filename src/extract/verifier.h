@@ -53,7 +53,9 @@ class Verifier {
 // said of a thing ("It's dairy-free vanilla"); a liking after "feel like" is a wish (WANTS);
 // (12) with WordNet, a HAS_CONDITION tail whose most frequent sense is a food becomes DISLIKES
 // ("I really struggle with capers") and one that is a person, group, artifact, place, animal or
-// text is rejected.
+// text is rejected; (13) a speaker's stance on the listener's thing ("your new garden shed") is
+// rejected. The type check also refuses an ALLERGIC_TO tail WordNet knows with no food, plant,
+// animal, substance, product or body sense ("dance", "auntie").
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
