@@ -448,9 +448,10 @@ TEST(PrefEvalCompose, RealPrefEvalAndLocomoDev) {
   }
 }
 
-// The hand-written persona topics (data/handwritten/persona_*: written in session 21 by helpers,
-// in PrefEval's persona-driven format, on topics PrefEval does not have): every item labels its
-// stating turn and asks a question sharing no content word with it.
+// The hand-written persona topics (data/handwritten/persona_dev and persona_train: written in
+// session 21 by helpers, in PrefEval's persona-driven format, on topics PrefEval does not have):
+// every item labels its stating turn and asks a question sharing no content word with it, and
+// no topic or preference is in both sets.
 TEST(PrefEvalCompose, HandWrittenPersonaTopicsAreCompleteAndImplicit) {
   const fs::path filler = fs::path(ONTOMEM_SOURCE_DIR) / ".." / "shared" / "data" / "locomo" / "locomo_dev5.json";
   if (!fs::exists(filler)) GTEST_SKIP() << "no LoCoMo data at " << filler;
@@ -460,7 +461,7 @@ TEST(PrefEvalCompose, HandWrittenPersonaTopicsAreCompleteAndImplicit) {
     for (const auto& e : fs::directory_iterator(prefeval / "implicit_preference" / "persona-driven"))
       prefeval_topics.insert(e.path().stem().string());
   std::set<std::string> topics, preferences;
-  for (const char* set : {"persona_dev"}) {
+  for (const char* set : {"persona_dev", "persona_train"}) {
     const fs::path dir = fs::path(ONTOMEM_SOURCE_DIR) / "data" / "handwritten" / set;
     std::string out;
     ComposeStats stats;
@@ -488,7 +489,7 @@ TEST(PrefEvalCompose, HandWrittenPersonaTopicsAreCompleteAndImplicit) {
         EXPECT_TRUE(preferences.insert(item["preference"].get<std::string>()).second) << item["preference"];
     }
   }
-  EXPECT_GE(topics.size(), 6u);
+  EXPECT_GE(topics.size(), 12u);
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ class CombinerTest : public ::testing::Test {
     ASSERT_TRUE(mem_->IngestBatch(ana_, turns).ok());
   }
   void UsePipeline(std::shared_ptr<const learn::Mlp> combiner,
-                   std::function<int64_t(std::string_view)> word_rank = nullptr) {
+                   std::function<int64_t(std::string_view)> word_rank = nullptr,
+                   std::function<float(std::string_view, const std::vector<std::string>&)> recall = nullptr) {
     testing::FakeExtractorOptions eo;
     eo.tail_type = "movie";
     eo.domain = "movies_tv";
@@ -76,6 +77,7 @@ class CombinerTest : public ::testing::Test {
     };
     ctx.combiner = std::move(combiner);
     ctx.word_rank = std::move(word_rank);
+    ctx.recall_probability = std::move(recall);
     mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
   }
   SearchResult Search(const std::string& query, const std::string& asker, const std::vector<std::string>& context = {}) {
@@ -225,6 +227,36 @@ TEST_F(CombinerTest, GraphFirstLexicalFloorTakesOneRareWordForTwo) {
   }
   EXPECT_EQ(on.hits[0].turn.turn.id, "D1:1");
   EXPECT_FALSE(has(Search("what should I watch, any advice", "Ana"), "D2:1"));
+}
+
+TEST_F(CombinerTest, GraphFirstLexicalFloorIgnoresEverydayWordsOfARequest) {
+  // "what traits should we look for, anything new?" shares two everyday words with a chit-chat
+  // turn: a request reserves no slot for them, a recall question still does.
+  ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "look at the new garden plans", 5000)}).ok());
+  auto rank = [](std::string_view w) -> int64_t { return w == "look" || w == "new" ? 100 : 5000; };
+  auto has = [](const SearchResult& r, const std::string& id) {
+    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
+  };
+  RetrieverConfig rc;
+  rc.lexical_floor = 0.2f;  // one slot of the top 5
+  rc.named_floor = 0;
+  rc.lexical_floor_min_terms_graph_first = 2;
+  rc.lexical_floor_common_rank = 1000;
+  mem_->set_retriever_config(rc);
+  const std::string q = "what should I watch, anything new to look at";
+  UsePipeline(Prefers("graph_has"), rank, [](std::string_view, const std::vector<std::string>&) { return 0.1f; });
+  auto request = Search(q, "Ana");
+  ASSERT_EQ(request.route, "graph-first+combiner");
+  EXPECT_FALSE(has(request, "D2:1"));
+  UsePipeline(Prefers("graph_has"), rank, [](std::string_view, const std::vector<std::string>&) { return 0.9f; });
+  auto recall = Search(q, "Ana");
+  ASSERT_EQ(recall.route, "graph-first+combiner");
+  EXPECT_TRUE(has(recall, "D2:1"));
+  // Off (0), every word counts again.
+  rc.lexical_floor_common_rank = 0;
+  mem_->set_retriever_config(rc);
+  UsePipeline(Prefers("graph_has"), rank, [](std::string_view, const std::vector<std::string>&) { return 0.1f; });
+  EXPECT_TRUE(has(Search(q, "Ana"), "D2:1"));
 }
 
 TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {

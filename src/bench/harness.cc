@@ -110,6 +110,7 @@ bool ApplyRetrieverKnob(const std::string& name, float v, RetrieverConfig* r) {
   else if (name == "lexical_floor") r->lexical_floor = v;
   else if (name == "lexical_floor_min_terms") r->lexical_floor_min_terms_graph_first = static_cast<size_t>(v);
   else if (name == "lexical_floor_rare_rank") r->lexical_floor_rare_rank = static_cast<int64_t>(v);
+  else if (name == "lexical_floor_common_rank") r->lexical_floor_common_rank = static_cast<int64_t>(v);
   else if (name == "group_relations") r->graph_group_relations = v != 0 ? std::set<std::string>{"HAS_RELATIVE"} : std::set<std::string>{};
   else if (name == "group_from_context") r->group_from_context = v != 0;
   else if (name == "named_floor") r->named_floor = static_cast<size_t>(v);

@@ -568,10 +568,15 @@ float RankRarity(int64_t rank) {
 // ("my take on a Sunday planning session"). A word of `word_rarity` (QuestionWordRarity) at
 // least as rare as rank `rare_rank` (0 = none) counts as a phrase.
 std::vector<float> FloorMatches(const UserMemory& user, std::string_view query, size_t min_terms, int64_t rare_rank,
-                                const std::vector<std::pair<std::string, float>>& word_rarity,
+                                int64_t common_rank, const std::vector<std::pair<std::string, float>>& word_rarity,
                                 const std::vector<float>& lexical_bare) {
   std::map<std::string, size_t> terms;  // stem -> how much saying it counts
   for (std::string& t : text::ContentTerms(query)) terms.emplace(std::move(t), 1);
+  if (common_rank > 0) {
+    const float common = RankRarity(common_rank);
+    for (const auto& [stem, rarity] : word_rarity)
+      if (rarity < common) terms.erase(stem);
+  }
   if (rare_rank > 0) {
     const float rare = RankRarity(rare_rank);
     for (const auto& [stem, rarity] : word_rarity)
@@ -996,9 +1001,12 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             // Only a graph-first search with a word minimum pays for the gated copy.
             std::vector<float> gated;
             const bool gate = graph_first && config.lexical_floor_min_terms_graph_first > 1;
-            if (gate)
+            if (gate) {
+              const bool request = ctx.recall_probability && ctx.recall_probability(query, options.context) < 0.5f;
               gated = FloorMatches(user, query, config.lexical_floor_min_terms_graph_first,
-                                   config.lexical_floor_rare_rank, word_rarity, lexical_bare);
+                                   config.lexical_floor_rare_rank, request ? config.lexical_floor_common_rank : 0,
+                                   word_rarity, lexical_bare);
+            }
             for (int32_t i : TopK(gate ? gated : lexical_bare, slots, true))
               if (floor_why.emplace(i, "floor: the question's own words").second) floor_top.push_back(i);
           }

@@ -127,6 +127,13 @@ struct RetrieverConfig {
   // its turn with one word. 20000 chosen on dev draws (docs/RESULTS.md, session 14); 0 = off;
   // needs GraphContext::word_rank.
   int64_t lexical_floor_rare_rank = 20000;
+  // ... and in a request for a recommendation (GraphContext::recall_probability below 0.5), a
+  // question word among the `lexical_floor_common_rank` most frequent of general English
+  // ("look", "want", "new") does not count towards the minimum at all: two of them are shared
+  // by chance ("What traits should we look for?"). A recall question keeps them ("what did I
+  // say about the weather?"). 1000 chosen on dev sets (docs/RESULTS.md, session 21); 0 = every
+  // word counts; needs GraphContext::word_rank.
+  int64_t lexical_floor_common_rank = 1000;
   // Named floor: a word of the question that general English hardly knows (absent from the
   // word-vector lexicon or rarer than rank `named_floor_rank`: "Framely", "timeboxing") and
   // that at most `named_floor_max_turns` of the user's turns say is a name for something in
@@ -168,6 +175,9 @@ struct GraphContext {
   std::function<std::vector<std::pair<std::string, float>>(std::string_view query,
                                                            const std::vector<std::string>& context)>
       detect_domains;
+  // Probability that the request asks to recall what was said ("what did I tell you about
+  // ...") rather than for a recommendation (docs/domain.md); null: unknown.
+  std::function<float(std::string_view query, const std::vector<std::string>& context)> recall_probability;
   // Cue words of an ontology domain ("movies_tv" -> "film", "watch", ...): method rewrite.
   std::function<std::vector<std::string>(const std::string& domain)> domain_cues;
   // The trained combiners of method full (retrieve/combiner.h) for graph-first searches and
