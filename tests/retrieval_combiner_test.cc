@@ -80,6 +80,18 @@ class CombinerTest : public ::testing::Test {
     ctx.recall_probability = std::move(recall);
     mem_->set_fact_pipeline(std::make_shared<testing::FakeExtractor>(eo), GraphPolicy{}, ctx);
   }
+  // One lexical-floor slot of the top 5, no named floor, two question words on the graph-first route.
+  static RetrieverConfig TwoWordFloor() {
+    RetrieverConfig rc;
+    rc.lexical_floor = 0.2f;
+    rc.named_floor = 0;
+    rc.lexical_floor_min_terms_graph_first = 2;
+    return rc;
+  }
+  // Whether the search returned turn `id`.
+  static bool has(const SearchResult& r, const std::string& id) {
+    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
+  }
   SearchResult Search(const std::string& query, const std::string& asker, const std::vector<std::string>& context = {}) {
     SearchOptions so;
     so.k = 5;
@@ -139,9 +151,6 @@ TEST_F(CombinerTest, LexicalFloorKeepsTheQuestionsBestMatchInTheTopK) {
   ASSERT_EQ(with.hits.size(), 5u);
   ASSERT_EQ(without.hits.size(), 5u);
   EXPECT_EQ(with.hits[0].turn.turn.id, "D1:1");  // the combiner's pick stays first
-  auto has = [](const SearchResult& r, const std::string& id) {
-    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
-  };
   EXPECT_FALSE(has(without, "D1:10"));  // buried by a combiner that only trusts edges
   EXPECT_TRUE(has(with, "D1:10"));      // "groceries and laundry errand 7": the question's own match
   for (const Hit& h : with.hits) {
@@ -173,9 +182,6 @@ TEST_F(CombinerTest, GraphFirstLexicalFloorWantsTwoOfTheQuestionsWords) {
   // the graph-first route; a question naming a phrase of a turn still does.
   ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "thanks for the advice on mulching roses", 5000)}).ok());
   UsePipeline(Prefers("graph_has"));
-  auto has = [](const SearchResult& r, const std::string& id) {
-    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
-  };
   RetrieverConfig rc;
   rc.lexical_floor = 0.2f;  // one slot of the top 5
   rc.lexical_floor_min_terms_graph_first = 1;
@@ -202,13 +208,7 @@ TEST_F(CombinerTest, GraphFirstLexicalFloorTakesOneRareWordForTwo) {
   ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "thanks for the advice on mulching roses", 5000)}).ok());
   auto rank = [](std::string_view w) -> int64_t { return w == "mulching" ? 30000 : w == "advice" ? 3000 : 10; };
   UsePipeline(Prefers("graph_has"), rank);
-  auto has = [](const SearchResult& r, const std::string& id) {
-    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
-  };
-  RetrieverConfig rc;
-  rc.lexical_floor = 0.2f;  // one slot of the top 5
-  rc.named_floor = 0;
-  rc.lexical_floor_min_terms_graph_first = 2;
+  RetrieverConfig rc = TwoWordFloor();
   rc.lexical_floor_rare_rank = 0;
   mem_->set_retriever_config(rc);
   const std::string rare = "what should I watch after mulching";
@@ -234,13 +234,7 @@ TEST_F(CombinerTest, GraphFirstLexicalFloorIgnoresEverydayWordsOfARequest) {
   // turn: a request reserves no slot for them, a recall question still does.
   ASSERT_TRUE(mem_->IngestBatch(ana_, {TimedTurn("D2:1", "Ana", "look at the new garden plans", 5000)}).ok());
   auto rank = [](std::string_view w) -> int64_t { return w == "look" || w == "new" ? 100 : 5000; };
-  auto has = [](const SearchResult& r, const std::string& id) {
-    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
-  };
-  RetrieverConfig rc;
-  rc.lexical_floor = 0.2f;  // one slot of the top 5
-  rc.named_floor = 0;
-  rc.lexical_floor_min_terms_graph_first = 2;
+  RetrieverConfig rc = TwoWordFloor();
   rc.lexical_floor_common_rank = 1000;
   mem_->set_retriever_config(rc);
   const std::string q = "what should I watch, anything new to look at";
@@ -265,9 +259,6 @@ TEST_F(CombinerTest, NamedFloorKeepsTheTurnsThatSayAWordEnglishDoesNotKnow) {
                   .ok());
   // "framely" is unknown to general English, every other word is common.
   auto rank = [](std::string_view w) -> int64_t { return w == "framely" ? -1 : 10; };
-  auto has = [](const SearchResult& r, const std::string& id) {
-    return std::any_of(r.hits.begin(), r.hits.end(), [&](const Hit& h) { return h.turn.turn.id == id; });
-  };
   const std::string q = "what should I watch on Framely";
   RetrieverConfig rc;
   rc.lexical_floor = 0;

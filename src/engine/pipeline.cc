@@ -79,16 +79,17 @@ class ExtractorAdapter : public FactExtractor {
 
 // The classifier's answer for (query, context), computed once per search: the route, the
 // rewritten view and the lexical floor each ask for it. One entry per thread (a search runs on
-// one thread; the classifier is the process's, so the key need not name it).
-const DomainPrediction& PredictOnce(const DomainClassifier& classifier, std::string_view query,
+// one thread); the entry holds its model, so a model opened later at a freed one's address
+// cannot be answered from it.
+const DomainPrediction& PredictOnce(const std::shared_ptr<const DomainClassifier>& classifier, std::string_view query,
                                     const std::vector<std::string>& context) {
-  thread_local const DomainClassifier* last_model = nullptr;
+  thread_local std::shared_ptr<const DomainClassifier> last_model;
   thread_local std::string last_query;
   thread_local std::vector<std::string> last_context;
   thread_local DomainPrediction last;
-  if (last_model != &classifier || last_query != query || last_context != context) {
-    last = classifier.Predict(query, context);
-    last_model = &classifier;
+  if (last_model != classifier || last_query != query || last_context != context) {
+    last = classifier->Predict(query, context);
+    last_model = classifier;
     last_query.assign(query);
     last_context = context;
   }
@@ -150,14 +151,14 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
       // Unsure (no domain above 0.1 of 34) counts as no domain, as the lifter's empty answer;
       // after a sure first one, runners-up down to 0.03. How many of them count is the
       // retriever's choice (RetrieverConfig::max_query_domains).
-      for (const auto& [d, p] : PredictOnce(*classifier, query, context).domains) {
+      for (const auto& [d, p] : PredictOnce(classifier, query, context).domains) {
         if (p < (out.empty() ? 0.1f : 0.03f)) break;
         out.emplace_back(d, p);
       }
       return out;
     };
     fp.graph_context.recall_probability = [classifier](std::string_view query, const std::vector<std::string>& context) {
-      return PredictOnce(*classifier, query, context).recall_probability;
+      return PredictOnce(classifier, query, context).recall_probability;
     };
   } else {
     fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view query, const std::vector<std::string>& context) {

@@ -132,7 +132,7 @@ struct RetrieverConfig {
   // ("look", "want", "new") does not count towards the minimum at all: two of them are shared
   // by chance ("What traits should we look for?"). A recall question keeps them ("what did I
   // say about the weather?"). 1000 chosen on dev sets (docs/RESULTS.md, session 21); 0 = every
-  // word counts; needs GraphContext::word_rank.
+  // word counts; needs GraphContext::word_rank and recall_probability.
   int64_t lexical_floor_common_rank = 1000;
   // Named floor: a word of the question that general English hardly knows (absent from the
   // word-vector lexicon or rarer than rank `named_floor_rank`: "Framely", "timeboxing") and
