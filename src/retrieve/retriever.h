@@ -127,7 +127,8 @@ struct RetrieverConfig {
   // its turn with one word. 20000 chosen on dev draws (docs/RESULTS.md, session 14); 0 = off;
   // needs GraphContext::word_rank.
   int64_t lexical_floor_rare_rank = 20000;
-  // ... and in a request for a recommendation (GraphContext::recall_probability below 0.5), a
+  // ... and in a request for a recommendation (GraphContext::recall_probability below 0.5 and
+  // no recall cue in the question's words, text::AsksWhatWasSaid), a
   // question word among the `lexical_floor_common_rank` most frequent of general English
   // ("look", "want", "new") does not count towards the minimum at all: two of them are shared
   // by chance ("What traits should we look for?"). A recall question keeps them ("what did I

@@ -1,0 +1,15 @@
+// Does a question ask what was said before ("what was it?", "did I tell you ...", "you once
+// recommended ...") rather than for something new? The domain classifier's intent finds few of
+// these (it learned IPR-synth's request templates); the retriever takes either as a recall
+// question (docs/combiner.md, the lexical floor).
+#pragma once
+
+#include <string_view>
+
+namespace ontomem::text {
+
+// The question says a past-tense cue of recall: "did I/you", "have I", "I/you once", "what
+// was/were", "when did/was", "remind me", "I/you told/said/mentioned", "remember".
+bool AsksWhatWasSaid(std::string_view question);
+
+}  // namespace ontomem::text
