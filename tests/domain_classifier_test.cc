@@ -340,10 +340,17 @@ TEST(DomainClassifier, PipelineUsesTheModelWhenPresentAndFallsBackOtherwise) {
   const auto d = with->graph_context.detect_domains("I want a good cinema idea", {"I keep thinking about the puppy", "oh really"});
   ASSERT_FALSE(d.empty());
   EXPECT_EQ(d.front().first, "movies_tv");
+  // Its intent answers the recall probability, which a question's own recall words make 1.
+  ASSERT_TRUE(with->graph_context.recall_probability);
+  const float p = with->graph_context.recall_probability("I want a good cinema idea", {});
+  EXPECT_GE(p, 0.0f);
+  EXPECT_LT(p, 1.0f);
+  EXPECT_EQ(with->graph_context.recall_probability("Did I tell you about the cinema?", {}), 1.0f);
   auto none = open("none");
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_FALSE(none->domain_classifier);
   EXPECT_TRUE(none->graph_context.detect_domains);
+  EXPECT_FALSE(none->graph_context.recall_probability);
   auto missing = open(Get().dir + "/pipeline/absent.bin");
   ASSERT_TRUE(missing.ok()) << missing.status().ToString();
   EXPECT_FALSE(missing->domain_classifier);

@@ -11,6 +11,7 @@
 #include "ontology/wordnet.h"
 #include "retrieve/combiner.h"
 #include "retrieve/domain_classifier.h"
+#include "text/recall_cue.h"
 
 namespace ontomem {
 
@@ -157,8 +158,10 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
       }
       return out;
     };
+    // The classifier learned few recall shapes (docs/domain.md): a question whose own words ask
+    // what was said ("did I ...", "you once ...", "what was ...") is recall whatever it says.
     fp.graph_context.recall_probability = [classifier](std::string_view query, const std::vector<std::string>& context) {
-      return PredictOnce(classifier, query, context).recall_probability;
+      return text::AsksWhatWasSaid(query) ? 1.0f : PredictOnce(classifier, query, context).recall_probability;
     };
   } else {
     fp.graph_context.detect_domains = [lifter = fp.lifter](std::string_view query, const std::vector<std::string>& context) {

@@ -49,10 +49,7 @@ bool SomeWordMayBe(const WordNet& wn, std::string_view phrase, std::initializer_
     const std::string_view w = phrase.substr(start, end - start);
     start = end + 1;
     if (w.empty()) continue;
-    bool known = false;
-    for (WordNetPos pos : {WordNetPos::kNoun, WordNetPos::kVerb, WordNetPos::kAdj, WordNetPos::kAdv})
-      known |= !wn.LookupSynsets(w, pos).empty();
-    if (!known) return true;
+    if (WordNetLexname(wn, w).empty()) return true;  // no sense of any part of speech
     for (const SynsetId& syn : wn.LookupSynsets(w, WordNetPos::kNoun)) {
       const std::string lex = wn.Lexname(syn);
       for (std::string_view a : allowed)

@@ -17,7 +17,6 @@
 
 #include "retrieve/combiner.h"
 #include "retrieve/time_expr.h"
-#include "text/recall_cue.h"
 #include "text/routine.h"
 #include "text/text.h"
 
@@ -1003,9 +1002,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
             std::vector<float> gated;
             const bool gate = graph_first && config.lexical_floor_min_terms_graph_first > 1;
             if (gate) {
-              // A request by both the classifier and the question's own words.
-              const bool request = ctx.recall_probability && !text::AsksWhatWasSaid(query) &&
-                                   ctx.recall_probability(query, options.context) < 0.5f;
+              const bool request = ctx.recall_probability && ctx.recall_probability(query, options.context) < 0.5f;
               gated = FloorMatches(user, query, config.lexical_floor_min_terms_graph_first,
                                    config.lexical_floor_rare_rank, request ? config.lexical_floor_common_rank : 0,
                                    word_rarity, lexical_bare);

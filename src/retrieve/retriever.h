@@ -127,8 +127,7 @@ struct RetrieverConfig {
   // its turn with one word. 20000 chosen on dev draws (docs/RESULTS.md, session 14); 0 = off;
   // needs GraphContext::word_rank.
   int64_t lexical_floor_rare_rank = 20000;
-  // ... and in a request for a recommendation (GraphContext::recall_probability below 0.5 and
-  // no recall cue in the question's words, text::AsksWhatWasSaid), a
+  // ... and in a request for a recommendation (GraphContext::recall_probability below 0.5), a
   // question word among the `lexical_floor_common_rank` most frequent of general English
   // ("look", "want", "new") does not count towards the minimum at all: two of them are shared
   // by chance ("What traits should we look for?"). A recall question keeps them ("what did I
@@ -177,7 +176,8 @@ struct GraphContext {
                                                            const std::vector<std::string>& context)>
       detect_domains;
   // Probability that the request asks to recall what was said ("what did I tell you about
-  // ...") rather than for a recommendation (docs/domain.md); null: unknown.
+  // ...") rather than for a recommendation: the domain classifier's intent, 1 when the
+  // question's own words ask it (text::AsksWhatWasSaid; docs/domain.md); null: unknown.
   std::function<float(std::string_view query, const std::vector<std::string>& context)> recall_probability;
   // Cue words of an ontology domain ("movies_tv" -> "film", "watch", ...): method rewrite.
   std::function<std::vector<std::string>(const std::string& domain)> domain_cues;

@@ -1,7 +1,7 @@
 // Does a question ask what was said before ("what was it?", "did I tell you ...", "you once
 // recommended ...") rather than for something new? The domain classifier's intent finds few of
-// these (it learned IPR-synth's request templates); the retriever takes either as a recall
-// question (docs/combiner.md, the lexical floor).
+// these (it learned IPR-synth's request templates); the engine's recall probability is 1 when
+// this says so (src/engine/pipeline.cc; the lexical floor, docs/combiner.md).
 #pragma once
 
 #include <string_view>
