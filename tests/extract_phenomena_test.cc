@@ -193,49 +193,48 @@ Verdict VerifyAsserted(const Verifier& v, const std::string& text, const std::st
   return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t);
 }
 
+bool ValidAsserted(const Verifier& v, const std::string& text, const std::string& tail, const std::string& rel) {
+  return VerifyAsserted(v, text, tail, rel).valid;
+}
+
 TEST(ExtractRuleVerifier, ATailMustNameAThing) {
   RuleVerifier v;
-  auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
-    return VerifyAsserted(v, text, tail, rel).valid;
-  };
   // A verb before its object, the noun of a light-verb idiom, a person addressed.
-  EXPECT_FALSE(valid("Just water them twice a week and feed them in spring.", "feed", "LIKES"));
-  EXPECT_FALSE(valid("Lately I hang out at the climbing gym every Friday.", "hang", "HAS_HABIT"));
-  EXPECT_FALSE(valid("I'll give bouldering a go next week.", "go", "LIKES"));
-  EXPECT_FALSE(valid("One kid was brilliant, I gave him extra credit.", "him extra credit", "HAS_CONDITION"));
-  EXPECT_FALSE(valid("Gave Sonder Falls a fair try, loathed it.", "fair try", "DISLIKES"));
-  EXPECT_FALSE(valid("Brilliant news, Priya!", "Priya", "LIKES"));
-  EXPECT_FALSE(valid("Hi Tomas, how was the trip?", "Tomas", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Just water them twice a week and feed them in spring.", "feed", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Lately I hang out at the climbing gym every Friday.", "hang", "HAS_HABIT"));
+  EXPECT_FALSE(ValidAsserted(v, "I'll give bouldering a go next week.", "go", "LIKES"));
+  EXPECT_FALSE(
+      ValidAsserted(v, "One kid was brilliant, I gave him extra credit.", "him extra credit", "HAS_CONDITION"));
+  EXPECT_FALSE(ValidAsserted(v, "Gave Sonder Falls a fair try, loathed it.", "fair try", "DISLIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Brilliant news, Priya!", "Priya", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Hi Tomas, how was the trip?", "Tomas", "LIKES"));
   // The thing itself stays, and so do nouns that only look like those.
-  EXPECT_TRUE(valid("Gave Sonder Falls a fair try, loathed it.", "Sonder Falls", "DISLIKES"));
-  EXPECT_TRUE(valid("I love feeding ducks at the pond.", "feeding ducks", "LIKES"));
-  EXPECT_TRUE(valid("I like a shot of espresso after lunch.", "shot", "LIKES"));
-  EXPECT_TRUE(valid("We love warm up games before practice.", "warm up games", "LIKES"));
-  EXPECT_TRUE(valid("I adore Heat, Ronin.", "Ronin", "LIKES"));
-  EXPECT_TRUE(valid("My favourite city is Lisbon!", "Lisbon", "LIKES"));
-  EXPECT_TRUE(valid("I love jazz, Coltrane above all.", "Coltrane", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "Gave Sonder Falls a fair try, loathed it.", "Sonder Falls", "DISLIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "I love feeding ducks at the pond.", "feeding ducks", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "I like a shot of espresso after lunch.", "shot", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "We love warm up games before practice.", "warm up games", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "I adore Heat, Ronin.", "Ronin", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "My favourite city is Lisbon!", "Lisbon", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "I love jazz, Coltrane above all.", "Coltrane", "LIKES"));
   // "Feel like" is a wish, not a liking.
   const Verdict wish = VerifyAsserted(v, "Rainy days make me feel like baking a crumble.", "crumble", "LIKES");
   EXPECT_TRUE(wish.valid);
   EXPECT_EQ(wish.relation, "WANTS");
   EXPECT_TRUE(VerifyAsserted(v, "I feel great, and I like crumble.", "crumble", "LIKES").relation.empty());
   // A diet is a person's, not a loaf's.
-  EXPECT_FALSE(valid("It's gluten-free bread, so grab a slice.", "gluten-free", "FOLLOWS_DIET"));
-  EXPECT_TRUE(valid("Come to think of it, we're vegan now.", "vegan", "FOLLOWS_DIET"));
-  EXPECT_TRUE(valid("I'm keto and it works.", "keto", "FOLLOWS_DIET"));
+  EXPECT_FALSE(ValidAsserted(v, "It's gluten-free bread, so grab a slice.", "gluten-free", "FOLLOWS_DIET"));
+  EXPECT_TRUE(ValidAsserted(v, "Come to think of it, we're vegan now.", "vegan", "FOLLOWS_DIET"));
+  EXPECT_TRUE(ValidAsserted(v, "I'm keto and it works.", "keto", "FOLLOWS_DIET"));
 }
 
 TEST(ExtractRuleVerifier, TheListenersThingIsNotTheSpeakers) {
   RuleVerifier v;
-  auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
-    return VerifyAsserted(v, text, tail, rel).valid;
-  };
   // Praise of the listener's things says nothing the speaker holds.
-  EXPECT_FALSE(valid("Proud of you for starting your own bakery!", "bakery", "HAS_HABIT"));
-  EXPECT_FALSE(valid("I love your new garden shed, it looks great.", "garden shed", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Proud of you for starting your own bakery!", "bakery", "HAS_HABIT"));
+  EXPECT_FALSE(ValidAsserted(v, "I love your new garden shed, it looks great.", "garden shed", "LIKES"));
   // "your" in another clause leaves the speaker's own stance alone.
-  EXPECT_TRUE(valid("Thanks for your advice, I love my new garden shed.", "garden shed", "LIKES"));
-  EXPECT_TRUE(valid("Not your fault, but I can't stand cilantro.", "cilantro", "DISLIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "Thanks for your advice, I love my new garden shed.", "garden shed", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "Not your fault, but I can't stand cilantro.", "cilantro", "DISLIKES"));
 }
 
 TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
@@ -243,34 +242,31 @@ TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   const FeatureResources res = DefaultResources();
   ASSERT_TRUE(res.lexname && res.type_check) << "WordNet or the ontology is missing";
   RuleVerifier v(res);
-  auto valid = [&](const std::string& text, const std::string& tail, const std::string& rel) {
-    return VerifyAsserted(v, text, tail, rel).valid;
-  };
   // Nothing WordNet knows of these is a person or a group.
-  EXPECT_FALSE(valid("For me it's quiet evenings with my animals and a book.", "animals", "HAS_RELATIVE"));
-  EXPECT_FALSE(valid("My writing keeps me sane these days.", "writing", "HAS_RELATIVE"));
-  EXPECT_FALSE(valid("My friend the mountain, as I call it.", "mountain", "HAS_FRIEND"));
+  EXPECT_FALSE(ValidAsserted(v, "For me it's quiet evenings with my animals and a book.", "animals", "HAS_RELATIVE"));
+  EXPECT_FALSE(ValidAsserted(v, "My writing keeps me sane these days.", "writing", "HAS_RELATIVE"));
+  EXPECT_FALSE(ValidAsserted(v, "My friend the mountain, as I call it.", "mountain", "HAS_FRIEND"));
   // People, groups, and words WordNet does not know (names, ages) stay.
-  EXPECT_TRUE(valid("My twins start school in September.", "twins", "HAS_RELATIVE"));
-  EXPECT_TRUE(valid("My in-law is visiting.", "in-law", "HAS_RELATIVE"));
-  EXPECT_TRUE(valid("My seven-year-old only watches cartoons.", "seven-year-old", "HAS_RELATIVE"));
-  EXPECT_TRUE(valid("My housemate Okonkwo cooks on Fridays.", "Okonkwo", "HAS_FRIEND"));
-  EXPECT_TRUE(valid("We do game night with my family.", "family", "HAS_RELATIVE"));
+  EXPECT_TRUE(ValidAsserted(v, "My twins start school in September.", "twins", "HAS_RELATIVE"));
+  EXPECT_TRUE(ValidAsserted(v, "My in-law is visiting.", "in-law", "HAS_RELATIVE"));
+  EXPECT_TRUE(ValidAsserted(v, "My seven-year-old only watches cartoons.", "seven-year-old", "HAS_RELATIVE"));
+  EXPECT_TRUE(ValidAsserted(v, "My housemate Okonkwo cooks on Fridays.", "Okonkwo", "HAS_FRIEND"));
+  EXPECT_TRUE(ValidAsserted(v, "We do game night with my family.", "family", "HAS_RELATIVE"));
   // Nobody uses a group of people; a tool stays.
-  EXPECT_FALSE(valid("We volunteer to help rural communities get online.", "rural communities", "USES"));
-  EXPECT_TRUE(valid("I do all my sketches on a tablet.", "tablet", "USES"));
+  EXPECT_FALSE(ValidAsserted(v, "We volunteer to help rural communities get online.", "rural communities", "USES"));
+  EXPECT_TRUE(ValidAsserted(v, "I do all my sketches on a tablet.", "tablet", "USES"));
   // An allergen is a food, plant, animal, substance or product; an invented dish name stays.
-  EXPECT_FALSE(valid("Gotta make time to dance and vent, that's for sure.", "dance", "ALLERGIC_TO"));
-  EXPECT_FALSE(valid("We had to rely on help from our auntie.", "auntie", "ALLERGIC_TO"));
-  EXPECT_TRUE(valid("I'm allergic to shellfish.", "shellfish", "ALLERGIC_TO"));
-  EXPECT_TRUE(valid("Bee stings make me swell up.", "Bee stings", "ALLERGIC_TO"));
-  EXPECT_TRUE(valid("Latex gloves give me a rash.", "Latex", "ALLERGIC_TO"));
-  EXPECT_TRUE(valid("I react badly to zorbanut paste.", "zorbanut paste", "ALLERGIC_TO"));
+  EXPECT_FALSE(ValidAsserted(v, "Gotta make time to dance and vent, that's for sure.", "dance", "ALLERGIC_TO"));
+  EXPECT_FALSE(ValidAsserted(v, "We had to rely on help from our auntie.", "auntie", "ALLERGIC_TO"));
+  EXPECT_TRUE(ValidAsserted(v, "I'm allergic to shellfish.", "shellfish", "ALLERGIC_TO"));
+  EXPECT_TRUE(ValidAsserted(v, "Bee stings make me swell up.", "Bee stings", "ALLERGIC_TO"));
+  EXPECT_TRUE(ValidAsserted(v, "Latex gloves give me a rash.", "Latex", "ALLERGIC_TO"));
+  EXPECT_TRUE(ValidAsserted(v, "I react badly to zorbanut paste.", "zorbanut paste", "ALLERGIC_TO"));
   // A condition is a state: a food one struggles with is disliked, a company is no condition.
   const Verdict food = VerifyAsserted(v, "Honestly I struggle with aubergines.", "aubergines", "HAS_CONDITION");
   EXPECT_TRUE(food.valid);
   EXPECT_EQ(food.relation, "DISLIKES");
-  EXPECT_FALSE(valid("I signed a deal with a big insurance company.", "insurance company", "HAS_CONDITION"));
+  EXPECT_FALSE(ValidAsserted(v, "I signed a deal with a big insurance company.", "insurance company", "HAS_CONDITION"));
   const Verdict asthma = VerifyAsserted(v, "I was diagnosed with asthma last spring.", "asthma", "HAS_CONDITION");
   EXPECT_TRUE(asthma.valid);
   EXPECT_TRUE(asthma.relation.empty());
