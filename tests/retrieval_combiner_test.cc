@@ -135,6 +135,24 @@ TEST_F(CombinerTest, ReordersGraphFirstSearchesByWhatItLearned) {
   EXPECT_GT(lexical.hits[0].score, lexical.hits.back().score);
 }
 
+// `bench --combiner-variant`: a config's model ranks graph-first searches in place of the
+// installed one, and the installed one is back once the config drops it.
+TEST_F(CombinerTest, ConfigOverrideReplacesTheGraphFirstCombiner) {
+  const std::string q = "what should I watch at the film festival";
+  UsePipeline(Prefers("graph_has"));
+  RetrieverConfig rc;
+  rc.graph_combiner_override = Prefers("lexical_rank");
+  mem_->set_retriever_config(rc);
+  auto overridden = Search(q, "Ana");
+  EXPECT_EQ(overridden.route, "graph-first+combiner");
+  ASSERT_FALSE(overridden.hits.empty());
+  EXPECT_EQ(overridden.hits[0].turn.turn.id, "D1:2");
+  mem_->set_retriever_config(RetrieverConfig{});
+  auto installed = Search(q, "Ana");
+  ASSERT_FALSE(installed.hits.empty());
+  EXPECT_EQ(installed.hits[0].turn.turn.id, "D1:1");
+}
+
 TEST_F(CombinerTest, LexicalFloorKeepsTheQuestionsBestMatchInTheTopK) {
   // A combiner that only trusts edges, and a question naming another turn after chit-chat
   // whose words match a third one.

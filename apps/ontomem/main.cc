@@ -27,6 +27,7 @@
 #include "learn/promotion_train.h"
 #include "embed/lexicon_cli.h"
 #include "extract/train.h"
+#include "retrieve/combiner.h"
 #include "retrieve/scorer_weights.h"
 #include "mcp/mcp_server.h"
 #include "retrieve/domain_classifier_train.h"
@@ -320,6 +321,9 @@ int main(int argc, char** argv) {
   std::string plot_dir;
   bench->add_option("--plot", plot_dir, "write plots (SVG and PNG, gnuplot) into this directory");
   bench->add_option("--param", params, "tuning knob name=value (docs/tuning.md; repeatable)");
+  std::vector<std::string> combiner_variants;
+  bench->add_option("--combiner-variant", combiner_variants,
+                    "graph-first combiner file a method picks with `@combiner_variant=i` (1-based; repeatable)");
   bench->add_option("--dump", bc.dump_path, "write one JSON line per question and method (error analysis)");
   bench->add_option("--lexicon", c.lexicon, "lexicon file");
   std::string bench_scorer;
@@ -428,6 +432,10 @@ int main(int argc, char** argv) {
   train_cmb->add_option("--positive-weight", tcc.positive_weights, "weights of gold rows to try")->capture_default_str();
   train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();
   train_cmb->add_option("--ensemble", tcc.ensemble, "seeds the chosen setting is fitted with, logits averaged")
+      ->capture_default_str();
+  train_cmb->add_option("--seed", tcc.seed,
+                        "first fit's seed (ensemble members add multiples of 7919); another seed measures what "
+                        "a retrain moves by luck alone")
       ->capture_default_str();
   train_cmb->add_flag("--listwise,!--no-listwise", tcc.listwise,
                       "also try the listwise loss (softmax over each query's candidates)");
@@ -687,6 +695,11 @@ int main(int argc, char** argv) {
     for (const auto& p : params) {
       Status st = ApplyBenchParam(p, &bc);
       if (!st.ok()) return Fail(st);
+    }
+    for (const auto& path : combiner_variants) {
+      auto m = LoadCombiner(path);
+      if (!m.ok()) return Fail(m.status());
+      bc.combiner_variants.push_back(*m);
     }
     if (!bench_scorer.empty()) {
       auto w = LoadScorerWeights(bench_scorer);

@@ -150,7 +150,13 @@ Status MethodSetup(const std::string& spec, const BenchConfig& config, Method* m
     for (size_t pos = 0; pos <= rest.size();) {
       const size_t comma = std::min(rest.find(':', pos), rest.size());
       ASSIGN_OR_RETURN(auto kv, ParseAssignment(rest.substr(pos, comma - pos), "method " + spec + ":"));
-      if (!ApplyRetrieverKnob(kv.first, kv.second, rc))
+      if (kv.first == "combiner_variant") {
+        const auto i = static_cast<size_t>(kv.second);
+        if (kv.second < 1 || static_cast<float>(i) != kv.second || i > config.combiner_variants.size())
+          return Status::InvalidArgument(fmt::format("method {}: combiner_variant must name one of the {} --combiner-variant files (1-based)",
+                                                     spec, config.combiner_variants.size()));
+        rc->graph_combiner_override = config.combiner_variants[i - 1];
+      } else if (!ApplyRetrieverKnob(kv.first, kv.second, rc))
         return Status::InvalidArgument(fmt::format("method {}: unknown knob {} (see docs/tuning.md)", spec, kv.first));
       pos = comma + 1;
     }

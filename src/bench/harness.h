@@ -27,6 +27,9 @@ struct BenchConfig {
   // longest first), and any of the methods with its own retriever knobs:
   // "full@w_graph=0.6:w_dense=0.3" (variants share one ingest).
   std::vector<std::string> methods = {"dense", "bm25", "fusion"};
+  // Graph-first combiner models a method selects with the knob `combiner_variant=i` (1-based),
+  // so retrains are compared on one ingest ("full@combiner_variant=2").
+  std::vector<std::shared_ptr<const learn::Mlp>> combiner_variants;
   int k = 10;
   std::shared_ptr<Embedder> embedder;
   RetrieverConfig retriever;

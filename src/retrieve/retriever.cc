@@ -957,7 +957,9 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       // questions about a conversation) have only the dense and lexical evidence, and learned
       // from other data (docs/combiner.md).
       const bool graph_first = result.route == "graph-first";
-      const learn::Mlp* combiner = graph_first ? ctx.combiner.get() : ctx.dense_combiner.get();
+      const learn::Mlp* combiner = !graph_first                     ? ctx.dense_combiner.get()
+                                   : config.graph_combiner_override ? config.graph_combiner_override.get()
+                                                                    : ctx.combiner.get();
       const bool combine = combiner && config.use_combiner;
       if (config.candidate_log) config.candidate_log->clear();
       // (Nothing to rank in an empty history: a dense-first search may have no turns.)

@@ -155,6 +155,9 @@ struct RetrieverConfig {
   // When set, every method-full search replaces its contents with the candidates' features
   // (`ontomem train combiner` collects its training rows this way).
   std::shared_ptr<std::vector<CombinerRow>> candidate_log;
+  // When set, graph-first searches are ranked by this model instead of the installed one
+  // (`ontomem bench --combiner-variant`: several model files compared on one ingest).
+  std::shared_ptr<const learn::Mlp> graph_combiner_override;
 
   // Method rewrite: weight of the detected domain's cue words in the rewritten query.
   float rewrite_domain_weight = 0.3f;
