@@ -242,6 +242,9 @@ Phrase PhraseAt(const std::vector<Token>& t, int j, int hi) {
       if (prep.count(prev)) return {};
       return {"like", kSPos, 1};
     }
+    // "for what it's worth" hedges a remark; it is no stance.
+    if (a == "worth" && j >= 2 && t[static_cast<size_t>(j - 2)].lower == "it" && (prev == "'s" || prev == "is"))
+      return {};
     if (a == "worth") return {"worth", kSPos, 1};
     static const std::unordered_set<std::string_view> cop = {"'m", "am", "are", "'re", "is", "'s", "was", "were",
                                                              "been", "be", "really", "so", "totally", "big", "very",
