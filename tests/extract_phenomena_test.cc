@@ -62,12 +62,13 @@ TEST(ExtractStance, NegatedPositiveIsNegative) {
 
 // "For what it's worth" hedges a remark; "worth" there is no praise of the tail.
 TEST(ExtractStance, ForWhatItsWorthIsNoStance) {
-  const Stance hedged = StanceFor("I really struggle with brass bands, for what it's worth.", "brass bands");
-  EXPECT_EQ(hedged.positive, 0);
-  EXPECT_GT(hedged.negative, 0);
-  const Stance not_mine = StanceFor("Bus tours are just not my thing, for what it is worth.", "Bus tours");
-  EXPECT_EQ(not_mine.positive, 0);
-  EXPECT_GT(not_mine.negative, 0);
+  for (const auto& [text, tail] : std::vector<std::pair<std::string, std::string>>{
+           {"I really struggle with brass bands, for what it's worth.", "brass bands"},
+           {"Bus tours are just not my thing, for what it is worth.", "Bus tours"}}) {
+    const Stance s = StanceFor(text, tail);
+    EXPECT_EQ(s.positive, 0) << text;
+    EXPECT_GT(s.negative, 0) << text;
+  }
   EXPECT_GT(StanceFor("The night ferry is worth every penny.", "night ferry").positive, 0);
   EXPECT_GT(StanceFor("Slow cooking is so worth it.", "Slow cooking").positive, 0);
 }
