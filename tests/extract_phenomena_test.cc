@@ -64,7 +64,8 @@ TEST(ExtractStance, NegatedPositiveIsNegative) {
 TEST(ExtractStance, ForWhatItsWorthIsNoStance) {
   for (const auto& [text, tail] : std::vector<std::pair<std::string, std::string>>{
            {"I really struggle with brass bands, for what it's worth.", "brass bands"},
-           {"Bus tours are just not my thing, for what it is worth.", "Bus tours"}}) {
+           {"Bus tours are just not my thing, for what it is worth.", "Bus tours"},
+           {"I really struggle with brass bands, for what it’s worth.", "brass bands"}}) {
     const Stance s = StanceFor(text, tail);
     EXPECT_EQ(s.positive, 0) << text;
     EXPECT_GT(s.negative, 0) << text;

@@ -698,7 +698,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& path : combiner_variants) {
       auto m = LoadCombiner(path);
-      if (!m.ok()) return Fail(m.status());
+      if (!m.ok()) return Fail(m.status().WithContext("--combiner-variant " + path));
       bc.combiner_variants.push_back(*m);
     }
     if (!bench_scorer.empty()) {
