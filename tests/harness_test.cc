@@ -94,7 +94,8 @@ TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
   EXPECT_DOUBLE_EQ(m["fusion@fusion_dense_weight=0:neighbour_weight=0"]["slices"]["category:4"]["recall"].get<double>(),
                    m["bm25"]["slices"]["category:4"]["recall"].get<double>());
   for (const char* bad : {"fusion@bogus=1", "fusion@fusion_dense_weight", "fusion@fusion_dense_weight=x", "nope@rrf_k=1",
-                          "fusion@fusion_dense_weight=1@neighbour_weight=0", "full@combiner_variant=1"}) {
+                          "fusion@fusion_dense_weight=1@neighbour_weight=0", "full@combiner_variant=1",
+                          "full@combiner_variant=-1", "full@combiner_variant=nan"}) {
     c.methods = {bad};
     EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kInvalidArgument) << bad;
   }

@@ -151,11 +151,12 @@ Status MethodSetup(const std::string& spec, const BenchConfig& config, Method* m
       const size_t comma = std::min(rest.find(':', pos), rest.size());
       ASSIGN_OR_RETURN(auto kv, ParseAssignment(rest.substr(pos, comma - pos), "method " + spec + ":"));
       if (kv.first == "combiner_variant") {
-        const auto i = static_cast<size_t>(kv.second);
-        if (kv.second < 1 || static_cast<float>(i) != kv.second || i > config.combiner_variants.size())
+        // Range first: casting a negative or NaN float to size_t is undefined.
+        const float v = kv.second;
+        if (!(v >= 1 && v <= static_cast<float>(config.combiner_variants.size())) || v != std::floor(v))
           return Status::InvalidArgument(fmt::format("method {}: combiner_variant must name one of the {} --combiner-variant files (1-based)",
                                                      spec, config.combiner_variants.size()));
-        rc->graph_combiner_override = config.combiner_variants[i - 1];
+        rc->graph_combiner_override = config.combiner_variants[static_cast<size_t>(v) - 1];
       } else if (!ApplyRetrieverKnob(kv.first, kv.second, rc))
         return Status::InvalidArgument(fmt::format("method {}: unknown knob {} (see docs/tuning.md)", spec, kv.first));
       pos = comma + 1;
