@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "bench/plot.h"
@@ -98,6 +99,46 @@ TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
                           "full@combiner_variant=-1", "full@combiner_variant=nan"}) {
     c.methods = {bad};
     EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kInvalidArgument) << bad;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The latency guard is the one clock-dependent step of a search: `latency_budget_us` reaches
+// every search, so `train combiner` (which never skips) collects the same rows on a busy machine.
+TEST(Harness, LatencyBudgetReachesEverySearch) {
+  std::string dir = testing::MakeTempDir("ontomem-harness");
+  std::string path = dir + "/data.json";
+  std::ofstream(path) << R"([{"sample_id":"s1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
+    "session_1_date_time":"1:56 pm on 8 May, 2023",
+    "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I absolutely love romantic movies like Titanic and The Notebook."},
+                 {"speaker":"Ben","dia_id":"D1:2","text":"Nice, those are classics."},
+                 {"speaker":"Ana","dia_id":"D1:3","text":"I really enjoy spicy Thai food, especially green curry."}]},
+    "qa":[{"question":"What should I watch this weekend?","evidence":["D1:1"],"speaker":"Ana","implicit":true},
+          {"question":"Where should we go for dinner tonight?","evidence":["D1:3"],"speaker":"Ana","implicit":true}]}])";
+  BenchConfig c;
+  c.datasets = {path};
+  // Every graph-first search counts as uncertain (any top two "nearly tie").
+  c.methods = {"full@combiner=0:uncertainty_margin=100"};
+  c.embedder = std::make_shared<testing::FakeEmbedder>();
+  c.dump_path = dir + "/dump.jsonl";
+  auto uncertainty = [&](int64_t budget) {
+    c.latency_budget_us = budget;
+    std::ostringstream table;
+    nlohmann::json r;
+    Status st = RunBench(c, table, &r);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    std::vector<std::string> out;
+    std::ifstream in(c.dump_path);
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line)["uncertainty"]);
+    return out;
+  };
+  const auto tight = uncertainty(1), never = uncertainty(std::numeric_limits<int64_t>::max());
+  ASSERT_EQ(tight.size(), 2u);
+  ASSERT_EQ(never.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(tight[i], "skipped-latency");
+    EXPECT_NE(never[i], "skipped-latency");
+    EXPECT_NE(never[i], "none");
   }
   std::filesystem::remove_all(dir);
 }

@@ -317,6 +317,10 @@ int main(int argc, char** argv) {
   bench->add_option("--dataset", bc.datasets, "LoCoMo-format JSON (repeatable)");
   bench->add_option("--methods", methods, "comma-separated methods")->capture_default_str();
   bench->add_option("--k", bc.k, "cut-off k")->capture_default_str();
+  bench->add_option("--latency-budget-us", bc.latency_budget_us,
+                    "method full's latency guard per search (a huge value: never skip an expansion, results independent of load)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   bench->add_option("--out", out, "write results as JSON");
   std::string plot_dir;
   bench->add_option("--plot", plot_dir, "write plots (SVG and PNG, gnuplot) into this directory");

@@ -422,6 +422,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           so.method = setups[m].first;
           so.asker = q.speaker;
           so.context = q.context;
+          so.latency_budget_us = config.latency_budget_us;
           auto t0 = Clock::now();
           auto res = mem.Search(key, q.question, so);
           double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();

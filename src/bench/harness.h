@@ -37,6 +37,10 @@ struct BenchConfig {
   SifEmbedderOptions sif;  // used by the CLI to build `embedder` from the lexicon
   float fact_threshold = Options().fact_threshold;  // assertions below stay vector-only
   bool progress = false;  // progress lines on stderr
+  // SearchOptions::latency_budget_us of every search: the engine's default, so the bench
+  // measures the real guard; INT64_MAX never skips an expansion, which makes results independent
+  // of machine load (`train combiner` collects its rows so).
+  int64_t latency_budget_us = SearchOptions().latency_budget_us;
   // When set, one JSON line per (question, method) for error analysis: gold ids, the ranked
   // ids with their per-view scores and paths, the route (docs/benchmarks.md).
   std::string dump_path;

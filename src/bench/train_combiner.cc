@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <ostream>
 #include <random>
@@ -39,6 +40,9 @@ StatusOr<Split> Collect(const TrainCombinerConfig& config, const std::string& pa
   BenchConfig bc = config.bench;
   bc.datasets = {path};
   bc.methods = {"full@combiner=0"};
+  // Rows must not depend on machine load: under a busy CPU the 5 ms guard skipped some
+  // uncertainty expansions, and the same command wrote different weights (session 23).
+  bc.latency_budget_us = std::numeric_limits<int64_t>::max();
   bc.on_candidates = [&](const std::string&, size_t, const std::vector<std::string>& gold, const std::string& route,
                          const std::vector<CombinerRow>& rows, const std::vector<std::string>& ranked) {
     Query q;
