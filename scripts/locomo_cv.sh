@@ -24,8 +24,10 @@ if [ -n "${TRAIN_DIR:-}" ]; then
   LIST="$TRAIN_DIR/dense_first_train.txt"
   [ -f "$LIST" ] || { echo "locomo_cv: $LIST missing (run scripts/train_combiner.sh with that work dir)" >&2; exit 2; }
   while read -r f; do
-    [ -f "$TRAIN_DIR/$f.json" ] || { echo "locomo_cv: $TRAIN_DIR/$f.json missing (run scripts/train_combiner.sh with that work dir)" >&2; exit 2; }
-    TRAIN+=(--train "$TRAIN_DIR/$f.json")
+    # A name is a file of the work dir; a path (data/handwritten/...) is the repo's.
+    case $f in */*) p=$f ;; *) p=$TRAIN_DIR/$f.json ;; esac
+    [ -f "$p" ] || { echo "locomo_cv: $p missing (run scripts/train_combiner.sh with that work dir)" >&2; exit 2; }
+    TRAIN+=(--train "$p")
   done < "$LIST"
 fi
 for c in "${CONVS[@]}"; do

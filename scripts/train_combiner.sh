@@ -21,14 +21,16 @@
 #   (data/handwritten/ipr_phrasing_train_{a,b,c,d}.json, seed 555; the extractor never saw that
 #   phrasing, so their gold turns miss edges as real ones do; chosen over 1x+8x rows by a rule
 #   set beforehand: natural-chat, MemoryBank, dev-B and PrefEval dev limits, then the
-#   fresh-phrasing dev sets, session 20); the
+#   fresh-phrasing dev sets, session 20), and data/handwritten/recall_train.json (10 users
+#   chatting with an assistant, 80 questions about what either said earlier and 34 requests;
+#   session 24, also in the dense-first combiner's rows); the
 #   setting is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in docs/RESULTS.md),
 #   those two topics composed with seed 3 and recall seed 2. The graph-first
 #   setting is fixed (hidden 32, gold rows weighted 4): with the persona rows the grid's pick on
 #   those files, listwise, won by 0.2 points there and lost 1.2 on dev-B 8x (session 17).
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo, and questions
 #   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
-#   queries plus the five LoCoMo dev conversations, cross-validated one conversation out (the
+#   queries, recall_train.json's, plus the five LoCoMo dev conversations, cross-validated one conversation out (the
 #   setting is chosen on the held-out conversations' mean; IPR-synth, PrefEval and recall dev
 #   are reported). LoCoMo's other five conversations are not in this workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
@@ -83,7 +85,7 @@ done
 # The train splits both combiners read, and their dev files. The list is also written to the
 # work dir, so `TRAIN_DIR=WORK scripts/locomo_cv.sh` trains its folds on the same files.
 SHARED=(ipr_train_x1 ipr_train_x8 pe_comb_explicit_s2 pe_comb_choice_s2 pe_comb_explicit_s4 pe_comb_choice_s4 recall_s1)
-printf '%s\n' "${SHARED[@]}" > "$WORK/dense_first_train.txt"
+printf '%s\n' "${SHARED[@]}" data/handwritten/recall_train.json > "$WORK/dense_first_train.txt"
 TRAIN=()
 for f in "${SHARED[@]}"; do TRAIN+=(--train "$WORK/$f.json"); done
 DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
@@ -91,8 +93,9 @@ DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
 "$B" train combiner "${TRAIN[@]}" "${PERSONA[@]}" \
   --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json \
   --train data/handwritten/chats_train2.json --train data/handwritten/chats_train2.json "${PHRASED[@]}" \
+  --train data/handwritten/recall_train.json \
   "${DEV[@]}" --hidden 32 --positive-weight 4 --no-listwise --ensemble 3 --out models/retrieval/combiner.bin
 L="$DATA/locomo/locomo_dev5.json"
-"$B" train combiner --route dense-first "${TRAIN[@]}" \
+"$B" train combiner --route dense-first "${TRAIN[@]}" --train data/handwritten/recall_train.json \
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
   "${DEV[@]}" --out models/retrieval/combiner_dense.bin

@@ -164,5 +164,10 @@ TEST(HandwrittenRecallTest, EveryQuestionHasEvidenceInItsHistory) {
   EXPECT_EQ(CheckRecall("recall_test.json"), (RecallCounts{57, 18, 17}));
 }
 
+// Training rows of both combiners: ten more users, written by a third blind helper.
+TEST(HandwrittenRecallTrain, EveryQuestionHasEvidenceInItsHistory) {
+  EXPECT_EQ(CheckRecall("recall_train.json"), (RecallCounts{114, 34, 45}));
+}
+
 }  // namespace
 }  // namespace ontomem
