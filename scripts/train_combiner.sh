@@ -30,9 +30,9 @@
 #   those files, listwise, won by 0.2 points there and lost 1.2 on dev-B 8x (session 17).
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo, and questions
 #   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
-#   queries, recall_train.json's, plus the five LoCoMo dev conversations, cross-validated one conversation out (the
-#   setting is chosen on the held-out conversations' mean; IPR-synth, PrefEval and recall dev
-#   are reported). LoCoMo's other five conversations are not in this workplace.
+#   queries and recall_train.json's, plus the five LoCoMo dev conversations, cross-validated one
+#   conversation out (the setting is chosen on the held-out conversations' mean; IPR-synth,
+#   PrefEval and recall dev are reported). LoCoMo's other five conversations are not in this workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
 # topics and the IPR-synth test split are never read. About 7 minutes on 2 cores (session 17).
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
