@@ -32,7 +32,8 @@
 #   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
 #   queries and recall_train.json's, plus the five LoCoMo dev conversations, cross-validated one
 #   conversation out (the setting is chosen on the held-out conversations' mean; IPR-synth,
-#   PrefEval and recall dev are reported). LoCoMo's other five conversations are not in this workplace.
+#   PrefEval and recall dev are reported). LoCoMo's other five conversations are not in this
+#   workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
 # topics and the IPR-synth test split are never read. About 7 minutes on 2 cores (session 17).
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
@@ -85,7 +86,8 @@ done
 # The train splits both combiners read, and their dev files. The list is also written to the
 # work dir, so `TRAIN_DIR=WORK scripts/locomo_cv.sh` trains its folds on the same files.
 SHARED=(ipr_train_x1 ipr_train_x8 pe_comb_explicit_s2 pe_comb_choice_s2 pe_comb_explicit_s4 pe_comb_choice_s4 recall_s1)
-printf '%s\n' "${SHARED[@]}" data/handwritten/recall_train.json > "$WORK/dense_first_train.txt"
+RECALL_TRAIN=data/handwritten/recall_train.json  # the repo's, not generated: both combiners read it too
+printf '%s\n' "${SHARED[@]}" "$RECALL_TRAIN" > "$WORK/dense_first_train.txt"
 TRAIN=()
 for f in "${SHARED[@]}"; do TRAIN+=(--train "$WORK/$f.json"); done
 DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
@@ -93,9 +95,9 @@ DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
 "$B" train combiner "${TRAIN[@]}" "${PERSONA[@]}" \
   --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json \
   --train data/handwritten/chats_train2.json --train data/handwritten/chats_train2.json "${PHRASED[@]}" \
-  --train data/handwritten/recall_train.json \
+  --train "$RECALL_TRAIN" \
   "${DEV[@]}" --hidden 32 --positive-weight 4 --no-listwise --ensemble 3 --out models/retrieval/combiner.bin
 L="$DATA/locomo/locomo_dev5.json"
-"$B" train combiner --route dense-first "${TRAIN[@]}" --train data/handwritten/recall_train.json \
+"$B" train combiner --route dense-first "${TRAIN[@]}" --train "$RECALL_TRAIN" \
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
   "${DEV[@]}" --out models/retrieval/combiner_dense.bin

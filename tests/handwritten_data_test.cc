@@ -15,19 +15,27 @@
 namespace ontomem {
 namespace {
 
-// Checks that every request of the file names evidence its asker said; {requests, implicit ones}.
-std::pair<size_t, size_t> CheckRequests(const std::string& file) {
+// Every question of the file names evidence in its history, and a request's (implicit) evidence
+// is what its asker said; {questions, requests, evidence turns of the other questions said by
+// someone other than the asker}.
+struct EvidenceCounts {
+  size_t questions = 0, requests = 0, about_the_companion = 0;
+  bool operator==(const EvidenceCounts&) const = default;
+};
+void PrintTo(const EvidenceCounts& c, std::ostream* os) {
+  *os << "{" << c.questions << ", " << c.requests << ", " << c.about_the_companion << "}";
+}
+EvidenceCounts CheckEvidence(const std::string& file) {
+  EvidenceCounts c;
   auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/" + file);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  if (!ds.ok()) return {0, 0};
+  if (!ds.ok()) return c;
   EXPECT_FALSE(ds->samples.empty());
-  size_t requests = 0, implicit = 0;
   for (const Sample& s : ds->samples) {
     std::map<std::string, const Turn*> by_id;
     for (const Turn& t : s.turns) by_id[t.id] = &t;
     for (const QaItem& q : s.qa) {
-      ++requests;
-      implicit += q.implicit.value_or(false);
+      ++c.questions;
       EXPECT_FALSE(q.speaker.empty()) << q.question;
       EXPECT_FALSE(q.evidence.empty()) << q.question;
       for (const auto& id : q.evidence) {
@@ -36,11 +44,20 @@ std::pair<size_t, size_t> CheckRequests(const std::string& file) {
           ADD_FAILURE() << s.sample_id << ": no turn " << id;
           continue;
         }
-        EXPECT_EQ(it->second->speaker, q.speaker) << s.sample_id << ": " << id;
+        if (q.implicit.value_or(false)) EXPECT_EQ(it->second->speaker, q.speaker) << q.question;
+        else c.about_the_companion += it->second->speaker != q.speaker;
       }
+      c.requests += q.implicit.value_or(false);
     }
   }
-  return {requests, implicit};
+  return c;
+}
+
+// A request set: every question's evidence is what its asker said; {requests, implicit ones}.
+std::pair<size_t, size_t> CheckRequests(const std::string& file) {
+  const EvidenceCounts c = CheckEvidence(file);
+  EXPECT_EQ(c.about_the_companion, 0u) << file << ": evidence said by someone other than the asker";
+  return {c.questions, c.requests};
 }
 
 TEST(HandwrittenRequests, EveryRequestHasEvidenceSaidByItsAsker) {
@@ -112,61 +129,25 @@ TEST(HandwrittenChatsTrain2, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_train2.json"), std::make_pair(size_t{128}, size_t{128}));
 }
 
-// A recall set: every question names evidence in its history, a request's evidence is what its
-// asker said; {questions, requests, evidence turns of questions said by someone else}.
-struct RecallCounts {
-  size_t questions = 0, requests = 0, about_the_companion = 0;
-  bool operator==(const RecallCounts&) const = default;
-};
-void PrintTo(const RecallCounts& c, std::ostream* os) {
-  *os << "{" << c.questions << ", " << c.requests << ", " << c.about_the_companion << "}";
-}
-RecallCounts CheckRecall(const std::string& file) {
-  RecallCounts c;
-  auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/" + file);
-  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  if (!ds.ok()) return c;
-  for (const Sample& s : ds->samples) {
-    std::map<std::string, const Turn*> by_id;
-    for (const Turn& t : s.turns) by_id[t.id] = &t;
-    for (const QaItem& q : s.qa) {
-      ++c.questions;
-      EXPECT_FALSE(q.speaker.empty()) << q.question;
-      EXPECT_FALSE(q.evidence.empty()) << q.question;
-      for (const auto& id : q.evidence) {
-        auto it = by_id.find(id);
-        if (it == by_id.end()) {
-          ADD_FAILURE() << s.sample_id << ": no turn " << id;
-          continue;
-        }
-        if (q.implicit.value_or(false)) EXPECT_EQ(it->second->speaker, q.speaker) << q.question;
-        else c.about_the_companion += it->second->speaker != q.speaker;
-      }
-      c.requests += q.implicit.value_or(false);
-    }
-  }
-  return c;
-}
-
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
-  EXPECT_EQ(CheckRecall("recall.json"), (RecallCounts{21, 6, 9}));  // the rest ask what the user said
+  EXPECT_EQ(CheckEvidence("recall.json"), (EvidenceCounts{21, 6, 9}));  // the rest ask what the user said
 }
 
 // Four users in four voices, 32 recall questions most of which say no verb of saying or
 // remembering; written by a helper blind to the engine (session 24).
 TEST(HandwrittenRecallDev2, EveryQuestionHasEvidenceInItsHistory) {
-  EXPECT_EQ(CheckRecall("recall_dev2.json"), (RecallCounts{45, 13, 15}));
+  EXPECT_EQ(CheckEvidence("recall_dev2.json"), (EvidenceCounts{45, 13, 15}));
 }
 
 // Its test counterpart: five more users and voices, written by another blind helper; read once
 // per change, never to choose.
 TEST(HandwrittenRecallTest, EveryQuestionHasEvidenceInItsHistory) {
-  EXPECT_EQ(CheckRecall("recall_test.json"), (RecallCounts{57, 18, 17}));
+  EXPECT_EQ(CheckEvidence("recall_test.json"), (EvidenceCounts{57, 18, 17}));
 }
 
 // Training rows of both combiners: ten more users, written by a third blind helper.
 TEST(HandwrittenRecallTrain, EveryQuestionHasEvidenceInItsHistory) {
-  EXPECT_EQ(CheckRecall("recall_train.json"), (RecallCounts{114, 34, 45}));
+  EXPECT_EQ(CheckEvidence("recall_train.json"), (EvidenceCounts{114, 34, 45}));
 }
 
 }  // namespace
