@@ -27,7 +27,10 @@
 #   setting is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in docs/RESULTS.md),
 #   those two topics composed with seed 3 and recall seed 2. The graph-first
 #   setting is fixed (hidden 32, gold rows weighted 4): with the persona rows the grid's pick on
-#   those files, listwise, won by 0.2 points there and lost 1.2 on dev-B 8x (session 17).
+#   those files, listwise, won by 0.2 points there and lost 1.2 on dev-B 8x (session 17). Its
+#   rows are computed with the recall cue off (`--param recall_cues=0`), so it also learns from
+#   the questions about what was said that the cue sends dense-first: it still ranks those the
+#   cue misses (session 25, chosen by a rule over two seeds).
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo, and questions
 #   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
 #   queries and recall_train.json's, plus the five LoCoMo dev conversations, cross-validated one
@@ -95,7 +98,7 @@ DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
 "$B" train combiner "${TRAIN[@]}" "${PERSONA[@]}" \
   --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json \
   --train data/handwritten/chats_train2.json --train data/handwritten/chats_train2.json "${PHRASED[@]}" \
-  --train "$RECALL_TRAIN" \
+  --train "$RECALL_TRAIN" --param recall_cues=0 \
   "${DEV[@]}" --hidden 32 --positive-weight 4 --no-listwise --ensemble 3 --out models/retrieval/combiner.bin
 L="$DATA/locomo/locomo_dev5.json"
 "$B" train combiner --route dense-first "${TRAIN[@]}" --train "$RECALL_TRAIN" \

@@ -10,14 +10,17 @@ TEST(RecallCue, QuestionsAboutWhatWasSaid) {
                         "Did I ever say how I feel about halal?",
                         "I have watched \"Looking Up\", what was the specific date of that day?",
                         "Remind me, which dentist did you suggest?", "do you remember the name of that cafe",
-                        "When did I mention my sister's wedding?"})
+                        "When did I mention my sister's wedding?", "Can you recall what the interviewers asked me?",
+                        "I mentioned a course I signed up for, what day was it on?", "had we discussed the budget?",
+                        "Which podcast did you point me to?", "that korean resource u told me about, what was it called?"})
     EXPECT_TRUE(AsksWhatWasSaid(q)) << q;
 }
 
 TEST(RecallCue, RequestsForSomethingNew) {
   for (const char* q : {"We're visiting the shelter on Friday to adopt. What traits should we look for?",
                         "what should I watch this weekend?", "How do I keep momentum on the budget sheet?",
-                        "Any ideas for a gift that isn't more clutter?", ""})
+                        "Any ideas for a gift that isn't more clutter?", "Could you suggest a dessert I can make for the team?",
+                        "What should I listen to on the ride in?", ""})
     EXPECT_FALSE(AsksWhatWasSaid(q)) << q;
 }
 

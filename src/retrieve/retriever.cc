@@ -17,6 +17,7 @@
 
 #include "retrieve/combiner.h"
 #include "retrieve/time_expr.h"
+#include "text/recall_cue.h"
 #include "text/routine.h"
 #include "text/text.h"
 
@@ -38,31 +39,6 @@ bool InvolvesOthers(std::string_view text) {
       "group", "family",    "crew",   "guests",   "household", "kids",     "children",  "friends"};
   for (const auto& t : text::Tokenize(text))
     if (kWords.count(t)) return true;
-  return false;
-}
-
-// A question about what was said before ("what did you recommend to me?", "I mentioned a
-// park, do you remember what I saw there?"): it asks to recall the conversation, not for a
-// choice the user's preferences govern. Cues: a memory verb, "I/you/we" + a past verb of
-// saying, or "did/have/had I/you/we" + a verb of saying.
-bool AsksToRecall(std::string_view query) {
-  static const std::unordered_set<std::string_view> kMemory = {"remember", "recall", "remind", "forgot", "forget"};
-  static const std::unordered_set<std::string_view> kSaid = {
-      "told",   "said",      "mentioned", "shared",    "recommended", "suggested", "gave",       "asked",
-      "talked", "discussed", "described", "explained", "advised",     "showed",    "introduced", "wrote",
-      "sent",   "consulted"};
-  static const std::unordered_set<std::string_view> kSay = {
-      "tell",    "say",     "mention", "share",  "recommend", "suggest",   "give",  "ask",  "talk",
-      "discuss", "describe", "explain", "advise", "show",      "introduce", "write", "send", "consult"};
-  auto person = [](const std::string& w) { return w == "i" || w == "you" || w == "we"; };
-  const auto t = text::Tokenize(query);
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (kMemory.count(t[i])) return true;
-    if (i + 1 < t.size() && person(t[i]) && kSaid.count(t[i + 1])) return true;
-    if (i + 2 < t.size() && (t[i] == "did" || t[i] == "have" || t[i] == "had") && person(t[i + 1]) &&
-        (kSay.count(t[i + 2]) || kSaid.count(t[i + 2])))
-      return true;
-  }
   return false;
 }
 
@@ -838,7 +814,7 @@ StatusOr<SearchResult> Retrieve(const UserMemory& user, const Embedder& embedder
       // lexical match, names what it wants, so the fused views lead (dense-first) and the
       // graph only breaks ties.
       float wg = config.w_graph;
-      if (result.route == "graph-first" && config.recall_cues && AsksToRecall(query)) {
+      if (result.route == "graph-first" && config.recall_cues && text::AsksWhatWasSaid(query)) {
         wg *= 0.2f;
         result.route = "dense-first";
       }
