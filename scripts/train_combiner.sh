@@ -30,7 +30,9 @@
 #   those files, listwise, won by 0.2 points there and lost 1.2 on dev-B 8x (session 17). Its
 #   rows are computed with the recall cue off (`--param recall_cues=0`), so it also learns from
 #   the questions about what was said that the cue sends dense-first: it still ranks those the
-#   cue misses (session 25, chosen by a rule over two seeds).
+#   cue misses (session 25, chosen by a rule over two seeds). It is an ensemble of nine seeds:
+#   two three-seed retrains differed by up to 3.6 points on a dev set, two nine-seed ones by 1.4
+#   (session 25).
 # - dense-first combiner (the searches without graph candidates, all of LoCoMo, and questions
 #   about what was said): the same IPR-synth, PrefEval and recall train splits' dense-first
 #   queries and recall_train.json's, plus the five LoCoMo dev conversations, cross-validated one
@@ -38,7 +40,7 @@
 #   PrefEval and recall dev are reported). LoCoMo's other five conversations are not in this
 #   workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
-# topics and the IPR-synth test split are never read. About 7 minutes on 2 cores (session 17).
+# topics and the IPR-synth test split are never read. About 20 minutes on 2 cores (session 25).
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,7 +101,7 @@ DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
   --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json \
   --train data/handwritten/chats_train2.json --train data/handwritten/chats_train2.json "${PHRASED[@]}" \
   --train "$RECALL_TRAIN" --param recall_cues=0 \
-  "${DEV[@]}" --hidden 32 --positive-weight 4 --no-listwise --ensemble 3 --out models/retrieval/combiner.bin
+  "${DEV[@]}" --hidden 32 --positive-weight 4 --no-listwise --ensemble 9 --out models/retrieval/combiner.bin
 L="$DATA/locomo/locomo_dev5.json"
 "$B" train combiner --route dense-first "${TRAIN[@]}" --train "$RECALL_TRAIN" \
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
