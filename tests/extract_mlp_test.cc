@@ -165,5 +165,33 @@ TEST(Mlp, MeanLogitEnsembleAveragesTheMembersLogits) {
             StatusCode::kInvalidArgument);
 }
 
+// Distillation (`train combiner --distill`): one network trained on an ensemble's outputs as
+// soft targets follows the ensemble, not the hard labels its members were fitted to.
+TEST(Mlp, OneNetworkLearnsAnEnsemblesSoftOutputs) {
+  const int n = 3000;
+  const Eigen::MatrixXf X = Eigen::MatrixXf::Random(n, 4);
+  Eigen::MatrixXf Y(n, 1);
+  for (int i = 0; i < n; ++i) Y(i, 0) = X(i, 0) * X(i, 1) + 0.5f * X(i, 2) > 0 ? 1.0f : 0.0f;
+  MlpTrainOptions opt;
+  opt.epochs = 40;
+  std::vector<Mlp> members;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    members.emplace_back(std::vector<int>{4, 8, 1}, OutputActivation::kSigmoid, seed);
+    opt.seed = seed;
+    members.back().Train(X, Y, opt);
+  }
+  auto teacher = MeanLogitEnsemble(members);
+  ASSERT_TRUE(teacher.ok()) << teacher.status().ToString();
+  const Eigen::MatrixXf soft = teacher->ForwardBatch(X);
+  Mlp student({4, 8, 1}, OutputActivation::kSigmoid, 9);
+  opt.seed = 9;
+  student.Train(X, soft, opt);
+  const Eigen::MatrixXf s = student.ForwardBatch(X);
+  const float to_teacher = (s - soft).cwiseAbs().mean(), teacher_to_labels = (soft - Y).cwiseAbs().mean();
+  EXPECT_LT(to_teacher, 0.05f);
+  // The soft targets are not the labels, so following them is not learning the labels again.
+  EXPECT_GT(teacher_to_labels, 2 * to_teacher);
+}
+
 }  // namespace
 }  // namespace ontomem::learn

@@ -48,6 +48,14 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("--ensemble"), std::string::npos) << st.ToString();
   c.ensemble = 1;
+  c.distill = true;  // nothing to distil from one network
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("--distill"), std::string::npos) << st.ToString();
+  c.ensemble = 3;  // a listwise setting could be chosen, and distillation is pointwise
+  EXPECT_EQ(Train(c).code(), StatusCode::kInvalidArgument);
+  c.distill = false;
+  c.ensemble = 1;
   // A models directory without an extractor is refused before any split is read.
   c.train_with_models = {{"other-half.json", "no-such-models-dir"}};
   st = Train(c);

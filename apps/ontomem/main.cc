@@ -437,6 +437,9 @@ int main(int argc, char** argv) {
   train_cmb->add_option("--epochs", tcc.epochs, "training epochs")->capture_default_str();
   train_cmb->add_option("--ensemble", tcc.ensemble, "seeds the chosen setting is fitted with, logits averaged")
       ->capture_default_str();
+  train_cmb->add_flag("--distill", tcc.distill,
+                      "with --ensemble n: write one network fitted to the ensemble's outputs (a search pays for "
+                      "one network instead of n)");
   train_cmb->add_option("--seed", tcc.seed,
                         "first fit's seed (ensemble members add multiples of 7919); another seed measures what "
                         "a retrain moves by luck alone")

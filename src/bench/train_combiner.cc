@@ -140,9 +140,10 @@ void TrainListwise(const std::vector<const Split*>& train, int epochs, uint64_t 
   }
 }
 
-// One setting (hidden units; gold-row weight, 0 = listwise) fitted on `train`.
+// One setting (hidden units; gold-row weight, 0 = listwise) fitted on `train`: to the gold
+// labels, or with `teacher` to its outputs on the same rows (distillation; pointwise only).
 learn::Mlp Fit(const TrainCombinerConfig& config, const std::vector<const Split*>& train, int hidden, float pw,
-               uint64_t seed, float* loss) {
+               uint64_t seed, float* loss, const learn::Mlp* teacher = nullptr) {
   learn::Mlp m({static_cast<int>(kCombinerFeatures), hidden, 1}, learn::OutputActivation::kSigmoid, seed);
   *loss = 0;
   if (pw == 0.0f) {
@@ -163,6 +164,7 @@ learn::Mlp Fit(const TrainCombinerConfig& config, const std::vector<const Split*
         Y(r, 0) = q.gold[i];
         w[static_cast<size_t>(r)] = q.gold[i] ? pw : 1.0f;
       }
+  if (teacher) Y = teacher->ForwardBatch(X);
   learn::MlpTrainOptions opt;
   opt.epochs = config.epochs;
   opt.batch_size = 64;
@@ -207,6 +209,9 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (config.hidden.empty() || config.positive_weights.empty())
     return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
   if (config.ensemble < 1) return Status::InvalidArgument("train combiner: --ensemble must be at least 1");
+  if (config.distill && (config.ensemble < 2 || config.listwise))
+    return Status::InvalidArgument("train combiner: --distill needs --ensemble 2 or more and --no-listwise (it fits one "
+                                   "pointwise network to the ensemble's outputs)");
   for (const auto& [p, models] : config.train_with_models)
     if (!std::filesystem::is_directory(models + "/extractor"))
       return Status::InvalidArgument(
@@ -328,6 +333,15 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
     const double train_r = mean_recall(best, all_train, nullptr), dev_r = mean_recall(best, dev_ptrs, &per_dev);
     out << fmt::format("ensemble of {} seeds: train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n", config.ensemble, k,
                        train_r, k, per_dev, dev_r);
+    if (config.distill) {
+      float loss = 0;
+      const learn::Mlp teacher = std::move(best);
+      best = Fit(config, all_train, best_hidden, best_pw, config.seed, &loss, &teacher);
+      std::string student_dev;
+      const double st_train = mean_recall(best, all_train, nullptr), st_dev = mean_recall(best, dev_ptrs, &student_dev);
+      out << fmt::format("distilled into one network of {} hidden units: train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n",
+                         best_hidden, k, st_train, k, student_dev, st_dev);
+    }
   }
   const bool dense_route = config.route == "dense-first";
   const std::string path = !config.out_path.empty() ? config.out_path

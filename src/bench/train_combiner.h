@@ -40,6 +40,9 @@ struct TrainCombinerConfig {
   // The chosen setting is fitted with this many seeds and written as one network averaging
   // their logits (learn::MeanLogitEnsemble); 1 = the single model the comparison chose.
   int ensemble = 1;
+  // With ensemble > 1: write one network of the chosen setting fitted to the ensemble's outputs
+  // (soft targets) instead of the ensemble, so a search pays for one network, not `ensemble`.
+  bool distill = false;
   BenchConfig bench;  // embedder, k, other knobs
 };
 
