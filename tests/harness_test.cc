@@ -94,6 +94,12 @@ TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
   ASSERT_TRUE(m.contains("fusion@fusion_dense_weight=1"));
   EXPECT_DOUBLE_EQ(m["fusion@fusion_dense_weight=0:neighbour_weight=0"]["slices"]["category:4"]["recall"].get<double>(),
                    m["bm25"]["slices"]["category:4"]["recall"].get<double>());
+  // The projection maps GloVe-SIF vectors: with another embedder `project=1` is refused, not
+  // silently plain dense.
+  c.methods = {"dense@project=1"};
+  st = RunBench(c, table, &r);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("projection"), std::string::npos) << st.ToString();
   for (const char* bad : {"fusion@bogus=1", "fusion@fusion_dense_weight", "fusion@fusion_dense_weight=x", "nope@rrf_k=1",
                           "fusion@fusion_dense_weight=1@neighbour_weight=0", "full@combiner_variant=1",
                           "full@combiner_variant=-1", "full@combiner_variant=nan"}) {
