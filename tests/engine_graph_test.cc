@@ -225,7 +225,7 @@ TEST_F(EngineGraphTest, QuestionsAboutWhatWasSaidGoDenseFirst) {
   so.method = Method::kFull;
   for (const char* q : {"Which film did you recommend to me?", "Remind me of the weepy film.",
                         "You suggested a film once, which one?", "What did I tell you about films?",
-                        "Which film did you point me to?", "that film u told me about, what was it called?"}) {
+                        "Which film did you point me to?", "that film u told me about, the name?", "which film did u suggest"}) {
     auto r = mem->Search(ana_, q, so);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->route, "dense-first") << q;

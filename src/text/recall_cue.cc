@@ -28,7 +28,10 @@ bool AsksWhatWasSaid(std::string_view question) {
       "tell",    "say",      "mention", "share",  "recommend", "suggest",   "give",  "ask",  "talk",
       "discuss", "describe", "explain", "advise", "show",      "introduce", "write", "send", "consult"};
   auto person = [](const std::string& w) { return w == "i" || w == "you" || w == "we"; };
-  const std::vector<std::string> t = Tokenize(question);
+  std::vector<std::string> t = Tokenize(question);
+  // Texting "u" is "you" ("did u say", "the vet u gave me"); "ur" stays out: it is also "our".
+  for (std::string& w : t)
+    if (w == "u") w = "you";
   for (size_t i = 0; i < t.size(); ++i) {
     if (kMemory.count(t[i])) return true;
     if (i + 1 < t.size()) {
