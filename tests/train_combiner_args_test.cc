@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fake_embedder.h"
+#include "learn/mlp.h"
 #include "test_util.h"
 
 namespace ontomem {
@@ -54,8 +55,37 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   EXPECT_NE(st.message().find("--distill"), std::string::npos) << st.ToString();
   c.ensemble = 3;  // a listwise setting could be chosen, and distillation is pointwise
   EXPECT_EQ(Train(c).code(), StatusCode::kInvalidArgument);
+  c.listwise = false;
   c.distill = false;
+  c.student_hidden = 64;  // a student without distillation
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("need --distill"), std::string::npos) << st.ToString();
+  c.distill = true;
+  c.student_hidden = -1;
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("--student-hidden"), std::string::npos) << st.ToString();
+  c.student_hidden = 0;
+  c.teacher_path = "teacher.bin";  // a teacher is read, so no ensemble is fitted beside it
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("--teacher replaces --ensemble"), std::string::npos) << st.ToString();
   c.ensemble = 1;
+  const std::string tdir = testing::MakeTempDir("ontomem-train-combiner-teacher");
+  c.teacher_path = tdir + "/missing.bin";
+  st = Train(c);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("--teacher"), std::string::npos) << st.ToString();
+  c.teacher_path = tdir + "/small.bin";  // a network, but not over the combiner's features
+  ASSERT_TRUE(learn::Mlp({3, 2, 1}, learn::OutputActivation::kSigmoid, 1).Save(c.teacher_path).ok());
+  st = Train(c);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("not a combiner"), std::string::npos) << st.ToString();
+  std::filesystem::remove_all(tdir);
+  c.teacher_path.clear();
+  c.distill = false;
+  c.listwise = true;
   // A models directory without an extractor is refused before any split is read.
   c.train_with_models = {{"other-half.json", "no-such-models-dir"}};
   st = Train(c);

@@ -440,6 +440,10 @@ int main(int argc, char** argv) {
   train_cmb->add_flag("--distill", tcc.distill,
                       "with --ensemble n: write one network fitted to the ensemble's outputs (a search pays for "
                       "one network instead of n)");
+  train_cmb->add_option("--student-hidden", tcc.student_hidden,
+                        "with --distill: the network's hidden units (default: the chosen setting's)");
+  train_cmb->add_option("--teacher", tcc.teacher_path,
+                        "with --distill: the ensemble to follow, read from this combiner file instead of fitted");
   train_cmb->add_option("--seed", tcc.seed,
                         "first fit's seed (ensemble members add multiples of 7919); another seed measures what "
                         "a retrain moves by luck alone")

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <set>
@@ -209,9 +210,24 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   if (config.hidden.empty() || config.positive_weights.empty())
     return Status::InvalidArgument("train combiner needs at least one --hidden and one --positive-weight");
   if (config.ensemble < 1) return Status::InvalidArgument("train combiner: --ensemble must be at least 1");
-  if (config.distill && (config.ensemble < 2 || config.listwise))
-    return Status::InvalidArgument("train combiner: --distill needs --ensemble 2 or more and --no-listwise (it fits one "
-                                   "pointwise network to the ensemble's outputs)");
+  if (config.distill && ((config.ensemble < 2 && config.teacher_path.empty()) || config.listwise))
+    return Status::InvalidArgument("train combiner: --distill needs --ensemble 2 or more (or --teacher) and --no-listwise "
+                                   "(it fits one pointwise network to the ensemble's outputs)");
+  if (!config.teacher_path.empty() && config.ensemble > 1)
+    return Status::InvalidArgument("train combiner: --teacher replaces --ensemble (the ensemble is read, not fitted)");
+  if ((config.student_hidden != 0 || !config.teacher_path.empty()) && !config.distill)
+    return Status::InvalidArgument("train combiner: --student-hidden and --teacher need --distill");
+  if (config.student_hidden < 0)
+    return Status::InvalidArgument(fmt::format("train combiner: --student-hidden must be positive, got {}", config.student_hidden));
+  std::optional<learn::Mlp> loaded_teacher;
+  if (!config.teacher_path.empty()) {
+    auto t = learn::Mlp::Load(config.teacher_path);
+    if (!t.ok()) return t.status().WithContext("train combiner: --teacher");
+    if (t->sizes().size() != 3 || t->sizes().front() != static_cast<int>(kCombinerFeatures) || t->sizes().back() != 1)
+      return Status::InvalidArgument(fmt::format("train combiner: --teacher {}: not a combiner of {} features",
+                                                 config.teacher_path, kCombinerFeatures));
+    loaded_teacher = std::move(*t);
+  }
   for (const auto& [p, models] : config.train_with_models)
     if (!std::filesystem::is_directory(models + "/extractor"))
       return Status::InvalidArgument(
@@ -317,7 +333,14 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
   }
   out << fmt::format("chosen: {} ({} R@{} {:.4f}; hand-set unified score {:.4f})\n", best_setting,
                      cv.empty() ? "dev mean" : "held-out folds pooled", k, best_score, handset);
-  if (config.ensemble > 1) {
+  if (loaded_teacher) {
+    // The grid above still ran: it names the setting (gold-row weight) the student is fitted with.
+    best = std::move(*loaded_teacher);
+    std::string per_dev;
+    const double dev_r = mean_recall(best, dev_ptrs, &per_dev);
+    out << fmt::format("teacher {} ({} hidden units): dev R@{}{} (mean {:.4f})\n", config.teacher_path,
+                       best.sizes()[1], k, per_dev, dev_r);
+  } else if (config.ensemble > 1) {
     // The chosen setting fitted again with other seeds, the logits averaged: which seed won
     // the comparison above is luck the written model should not keep.
     std::vector<learn::Mlp> members = {best};
@@ -333,15 +356,16 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
     const double train_r = mean_recall(best, all_train, nullptr), dev_r = mean_recall(best, dev_ptrs, &per_dev);
     out << fmt::format("ensemble of {} seeds: train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n", config.ensemble, k,
                        train_r, k, per_dev, dev_r);
-    if (config.distill) {
-      float loss = 0;
-      const learn::Mlp teacher = std::move(best);
-      best = Fit(config, all_train, best_hidden, best_pw, config.seed, &loss, &teacher);
-      std::string student_dev;
-      const double st_train = mean_recall(best, all_train, nullptr), st_dev = mean_recall(best, dev_ptrs, &student_dev);
-      out << fmt::format("distilled into one network of {} hidden units: train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n",
-                         best_hidden, k, st_train, k, student_dev, st_dev);
-    }
+  }
+  if (config.distill) {
+    float loss = 0;
+    const int student = config.student_hidden > 0 ? config.student_hidden : best_hidden;
+    const learn::Mlp teacher = std::move(best);
+    best = Fit(config, all_train, student, best_pw, config.seed, &loss, &teacher);
+    std::string student_dev;
+    const double st_train = mean_recall(best, all_train, nullptr), st_dev = mean_recall(best, dev_ptrs, &student_dev);
+    out << fmt::format("distilled into one network of {} hidden units: train R@{} {:.4f}, dev R@{}{} (mean {:.4f})\n",
+                       student, k, st_train, k, student_dev, st_dev);
   }
   const bool dense_route = config.route == "dense-first";
   const std::string path = !config.out_path.empty() ? config.out_path

@@ -43,6 +43,10 @@ struct TrainCombinerConfig {
   // With ensemble > 1: write one network of the chosen setting fitted to the ensemble's outputs
   // (soft targets) instead of the ensemble, so a search pays for one network, not `ensemble`.
   bool distill = false;
+  int student_hidden = 0;    // the distilled network's hidden units; 0 = the chosen setting's
+  // With distill: the ensemble to follow, read from a file (an earlier run's output on the same
+  // rows) instead of fitted again, which is most of a run's time.
+  std::string teacher_path;
   BenchConfig bench;  // embedder, k, other knobs
 };
 
