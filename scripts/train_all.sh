@@ -6,7 +6,7 @@
 # Every step is deterministic, so on an unchanged tree nothing changes. After a change to
 # extraction, the ontology, the lexicon or a training set, run it and judge the changed files on
 # the dev sets against same-seed retrains before committing them (docs/RESULTS.md, sessions
-# 22-23). About 21 minutes on 2 cores (session 25: the nine-seed graph-first combiner).
+# 22-23). About 17 minutes on 2 cores (session 26).
 # Usage: scripts/train_all.sh [build-dir] [work-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."

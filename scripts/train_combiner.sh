@@ -41,7 +41,7 @@
 #   PrefEval and recall dev are reported). LoCoMo's other five conversations are not in this
 #   workplace.
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
-# topics and the IPR-synth test split are never read. About 20 minutes on 2 cores (session 25).
+# topics and the IPR-synth test split are never read. About 16 minutes on 2 cores (session 26).
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
