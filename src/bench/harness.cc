@@ -316,16 +316,17 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     // The graph is built only when a method reads it, so baseline ingest costs stay comparable.
     // `dense@project=1` needs the pipeline too: it holds the projection (without it the method
     // would silently be plain dense).
+    auto projected_dense = [&](size_t m) { return setups[m].first == Method::kDense && setups[m].second.project_dense; };
     bool needs_graph = false;
-    for (const auto& s : setups)
-      needs_graph |= s.first == Method::kFull || s.first == Method::kPpr || s.first == Method::kRewrite ||
-                     (s.first == Method::kDense && s.second.project_dense);
+    for (size_t m = 0; m < setups.size(); ++m)
+      needs_graph |= setups[m].first == Method::kFull || setups[m].first == Method::kPpr ||
+                     setups[m].first == Method::kRewrite || projected_dense(m);
     if (needs_graph) {
       ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(opts, config.embedder));
       mem.set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
       ontology = pipeline.ontology;
       for (size_t m = 0; m < setups.size(); ++m)
-        if (setups[m].first == Method::kDense && setups[m].second.project_dense && !pipeline.graph_context.dense_projection)
+        if (projected_dense(m) && !pipeline.graph_context.dense_projection)
           return Status::InvalidArgument(fmt::format(
               "method {}: no dense projection for this embedder (it maps GloVe-SIF query vectors; see ONTOMEM_PROJECTION)",
               config.methods[m]));
