@@ -1,12 +1,13 @@
 // data/handwritten/requests.json, requests2.json, requests3.json, planning.json and recall*.json,
-// the hand-written outside checks of retrieval, and the natural-chat sets
-// chats_dev*.json (dev) and chats_test*.json:
+// the hand-written outside checks of retrieval, the natural-chat sets chats_dev*.json (dev) and
+// chats_test*.json, and the training chats chats_train*.json and chats_projection.json:
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -148,6 +149,41 @@ TEST(HandwrittenRecallTest, EveryQuestionHasEvidenceInItsHistory) {
 // Training rows of both combiners: ten more users, written by a third blind helper.
 TEST(HandwrittenRecallTrain, EveryQuestionHasEvidenceInItsHistory) {
   EXPECT_EQ(CheckEvidence("recall_train.json"), (EvidenceCounts{114, 34, 45}));
+}
+
+// Training rows of the dense-query projection (session 27): 24 more users in four themes (food
+// and care, leisure, work and money, home and family), eight requests each, none sharing a
+// content word with its evidence; written by four helpers that read no file of this repository.
+TEST(HandwrittenChatsProjection, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_projection.json"), std::make_pair(size_t{192}, size_t{192}));
+}
+
+// The projection and the combiners learn from disjoint chats, and neither from a dev or test
+// one: no turn or question of chats_projection.json repeats one of another hand-written file
+// (short lines such as "Thanks!" may).
+TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
+  const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
+  auto lines = [&](const std::string& file) {
+    std::set<std::string> out;
+    auto ds = LoadLocomo(dir + file);
+    EXPECT_TRUE(ds.ok()) << file << ": " << ds.status().ToString();
+    if (!ds.ok()) return out;
+    for (const Sample& s : ds->samples) {
+      for (const Turn& t : s.turns) {
+        if (t.text.size() >= 40) out.insert(t.text);
+      }
+      for (const QaItem& q : s.qa) out.insert(q.question);
+    }
+    return out;
+  };
+  const std::set<std::string> mine = lines("chats_projection.json");
+  ASSERT_GT(mine.size(), 1000u);
+  for (const char* other :
+       {"requests.json", "requests2.json", "requests3.json", "planning.json", "recall.json", "recall_dev2.json",
+        "recall_test.json", "recall_train.json", "chats_dev.json", "chats_dev_matched.json", "chats_dev2.json",
+        "chats_dev3.json", "chats_test.json", "chats_test2.json", "chats_train.json", "chats_train2.json"}) {
+    for (const std::string& line : lines(other)) EXPECT_EQ(mine.count(line), 0u) << other << ": " << line;
+  }
 }
 
 }  // namespace
