@@ -19,6 +19,11 @@
 namespace ontomem {
 namespace {
 
+// The path of a file of data/handwritten/.
+std::string Handwritten(const std::string& file) {
+  return std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/" + file;
+}
+
 // Every question of the file names evidence in its history, and a request's (implicit) evidence
 // is what its asker said; {questions, requests, evidence turns of the other questions said by
 // someone other than the asker}.
@@ -31,7 +36,7 @@ void PrintTo(const EvidenceCounts& c, std::ostream* os) {
 }
 EvidenceCounts CheckEvidence(const std::string& file) {
   EvidenceCounts c;
-  auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/" + file);
+  auto ds = LoadLocomo(Handwritten(file));
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return c;
   EXPECT_FALSE(ds->samples.empty());
@@ -165,10 +170,9 @@ TEST(HandwrittenChatsProjection, EveryRequestHasEvidenceSaidByItsAsker) {
 // one: no turn or question of chats_projection.json repeats one of another hand-written file
 // (short lines such as "Thanks!" may).
 TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
-  const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
-  auto lines = [&](const std::string& file) {
+  auto lines = [](const std::string& file) {
     std::set<std::string> out;
-    auto ds = LoadLocomo(dir + file);
+    auto ds = LoadLocomo(Handwritten(file));
     EXPECT_TRUE(ds.ok()) << file << ": " << ds.status().ToString();
     if (!ds.ok()) return out;
     for (const Sample& s : ds->samples) {
@@ -203,7 +207,7 @@ TEST(HandwrittenChats, LengthDoesNotFindTheEvidence) {
   };
   for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_test.json",
                            "chats_test2.json", "chats_train.json", "chats_train2.json", "chats_projection.json"}) {
-    auto ds = LoadLocomo(std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/" + file);
+    auto ds = LoadLocomo(Handwritten(file));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     double by_length = 0, at_random = 0;
     size_t gold = 0;
