@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <memory>
 #include <sstream>
+#include <string>
 
 #include "fake_embedder.h"
 #include "learn/mlp.h"
+#include "retrieve/combiner.h"
 #include "test_util.h"
 
 namespace ontomem {
@@ -81,7 +83,10 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   ASSERT_TRUE(learn::Mlp({3, 2, 1}, learn::OutputActivation::kSigmoid, 1).Save(c.teacher_path).ok());
   st = Train(c);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(st.message().find("not a combiner"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("--teacher"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("this build computes " + std::to_string(kCombinerFeatures) + " features"),
+            std::string::npos)
+      << st.ToString();
   std::filesystem::remove_all(tdir);
   c.teacher_path.clear();
   c.distill = false;

@@ -221,12 +221,9 @@ Status RunTrainCombiner(const TrainCombinerConfig& config, std::ostream& out) {
     return Status::InvalidArgument(fmt::format("train combiner: --student-hidden must be positive, got {}", config.student_hidden));
   std::optional<learn::Mlp> loaded_teacher;
   if (!config.teacher_path.empty()) {
-    auto t = learn::Mlp::Load(config.teacher_path);
+    auto t = LoadCombiner(config.teacher_path);  // the engine's own checks of a combiner file
     if (!t.ok()) return t.status().WithContext("train combiner: --teacher");
-    if (t->sizes().size() != 3 || t->sizes().front() != static_cast<int>(kCombinerFeatures) || t->sizes().back() != 1)
-      return Status::InvalidArgument(fmt::format("train combiner: --teacher {}: not a combiner of {} features",
-                                                 config.teacher_path, kCombinerFeatures));
-    loaded_teacher = std::move(*t);
+    loaded_teacher = **t;
   }
   for (const auto& [p, models] : config.train_with_models)
     if (!std::filesystem::is_directory(models + "/extractor"))
