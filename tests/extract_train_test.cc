@@ -86,6 +86,11 @@ TEST_F(ExtractTrain, ReachesMinimumF1OnHeldOutIprDev) {
   EXPECT_GE(r.relation_only.f1(), 0.40);
   EXPECT_GE(r.strict.f1(), 0.30);
   EXPECT_LT(r.us_per_turn, 1000.0);
+  // Statement turns get an edge far more often than the filler around them.
+  ASSERT_GT(r.statement_turns, 50u);
+  ASSERT_GT(r.other_turns, 50u);
+  EXPECT_GT(static_cast<double>(r.statement_turns_read) / static_cast<double>(r.statement_turns),
+            0.2 + static_cast<double>(r.other_turns_read) / static_cast<double>(r.other_turns));
 }
 
 TEST_F(ExtractTrain, UntrainedModelScoresZero) {
@@ -94,6 +99,8 @@ TEST_F(ExtractTrain, UntrainedModelScoresZero) {
   auto ex = Extractor::FromModels(empty, ExtractorOptions());
   const EvalReport r = Evaluate(*ex, Ipr("dev", 5), "untrained", 0.5f);
   EXPECT_EQ(r.strict.tp, 0);
+  EXPECT_GT(r.statement_turns, 0u);
+  EXPECT_EQ(r.statement_turns_read + r.other_turns_read, 0u);
 }
 
 TEST_F(ExtractTrain, HandPickedModalities) {

@@ -133,6 +133,31 @@ TEST(MemoryGraph, ContradictionEndsTheOlderEdgeAndDeletesNothing) {
   EXPECT_EQ(g.edges().size(), 5u);  // 3 assertion edges + 2 INSTANCE_OF, none deleted
 }
 
+// With Options::fact_threshold lowered, weak readings reach the graph; they may add an edge but
+// not end a confident one.
+TEST(MemoryGraph, AWeakReadingEndsNoEdge) {
+  MemoryGraph g;
+  auto p = Policy();
+  std::set<std::string> dirty;
+  auto weak = [](Assertion a) {
+    a.confidence = 0.3f;
+    return a;
+  };
+  g.Apply(A("LIKES", "saw", kDay, "D1:1"), "s1", "", p, &dirty);
+  g.Apply(weak(A("DISLIKES", "saw", 2 * kDay, "D2:1")), "s2", "", p, &dirty);
+  EXPECT_NE(Edge(g, "person:ana", "LIKES", "entity:saw"), nullptr);
+  const GraphEdge* d = Edge(g, "person:ana", "DISLIKES", "entity:saw");
+  ASSERT_NE(d, nullptr);  // added, at its own weight
+  EXPECT_FLOAT_EQ(d->weight, 0.3f);
+  EXPECT_FALSE(g.Apply(weak(A("LIKES", "saw", 3 * kDay, "D3:1", Modality::kNegated)), "s3", "", p, &dirty));
+  EXPECT_FALSE(g.Apply(weak(A("LIKES", "saw", 4 * kDay, "D4:1", Modality::kPast)), "s4", "", p, &dirty));
+  EXPECT_NE(Edge(g, "person:ana", "LIKES", "entity:saw"), nullptr);
+  // At the policy's level a reading ends the edge as before.
+  p.revise_min_confidence = 0.3f;
+  g.Apply(weak(A("LIKES", "saw", 5 * kDay, "D5:1", Modality::kPast)), "s5", "", p, &dirty);
+  EXPECT_EQ(Edge(g, "person:ana", "LIKES", "entity:saw"), nullptr);
+}
+
 TEST(MemoryGraph, HypotheticalsStayOutReportedSpeechGoesToTheOtherPerson) {
   MemoryGraph g;
   auto p = Policy();

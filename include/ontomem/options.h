@@ -46,7 +46,8 @@ struct Options {
   // extractor models, see `ontomem train extractor`; without them ingest still works and the
   // graph only holds explicit facts).
   bool extract_facts = true;
-  // Assertions scored below this stay vector-only (default 0.5).
+  // Assertions scored below this stay vector-only (default 0.5). Below 0.5 they may add an edge
+  // but never end one (negation, past tense, contradiction).
   float fact_threshold = 0.5f;
   // Ontology file; default empty = $ONTOMEM_ONTOLOGY, else data/ontology/ontology.json.
   std::string ontology_path;

@@ -405,6 +405,15 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
     for (const auto& a : preds[i]) if (a.confidence >= threshold) kept.push_back(&a);
     const auto& gold = turns[i].facts;
     r.gold += gold.size();
+    const auto about_speaker = [](Modality m, bool head_is_speaker) { return head_is_speaker && m == Modality::kAsserted; };
+    const bool read = std::any_of(kept.begin(), kept.end(), [&](const Assertion* a) { return about_speaker(a->modality, a->head_is_speaker); });
+    if (std::any_of(gold.begin(), gold.end(), [&](const GoldFact& g) { return about_speaker(g.modality, g.head_is_speaker); })) {
+      r.statement_turns++;
+      r.statement_turns_read += read;
+    } else if (gold.empty()) {
+      r.other_turns++;
+      r.other_turns_read += read;
+    }
     std::vector<char> gold_in(gold.size(), 0);
     if (gazetteer)
       for (size_t g = 0; g < gold.size(); ++g) {
@@ -504,6 +513,10 @@ std::string FormatReport(const EvalReport& r) {
     s += row(fmt::format("strict, gaz out ({})", r.gold - r.gold_gaz_in), r.strict_gaz_out);
   }
   if (r.update_turns) s += row(fmt::format("update turns ({})", r.update_turns), r.strict_update);
+  auto share = [](size_t a, size_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+  s += fmt::format("  turns given a current edge about the speaker: statements {:.3f} ({}/{}), turns without a gold fact {:.3f} ({}/{})\n",
+                   share(r.statement_turns_read, r.statement_turns), r.statement_turns_read, r.statement_turns,
+                   share(r.other_turns_read, r.other_turns), r.other_turns_read, r.other_turns);
   s += row("reported + head", r.head_reported);
   s += "  per relation (strict)\n";
   for (const auto& [k, v] : r.per_relation) s += row(k, v);

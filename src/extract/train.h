@@ -78,6 +78,11 @@ struct EvalReport {
   std::map<std::string, Prf> per_relation;  // strict, keyed by relation
   std::map<std::string, Prf> per_modality;  // strict, keyed by modality name
   double us_per_turn = 0;  // Extract CPU time per turn (thread CPU clock, one thread)
+  // What retrieval needs, per turn: a current edge about the speaker makes a turn a graph
+  // candidate whether or not its relation or span is right. Statement turns hold a gold asserted
+  // fact about the speaker; other turns hold no gold fact. "Read": an accepted asserted
+  // assertion about the speaker.
+  size_t statement_turns = 0, statement_turns_read = 0, other_turns = 0, other_turns_read = 0;
 };
 
 // Runs `extractor` on every turn; predictions with confidence >= threshold count.

@@ -146,16 +146,18 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
   }
   GraphEdge* cur = Current(head, a.relation, tail);
   bool touched = false;
+  const bool may_end = a.confidence >= policy.revise_min_confidence;
 
   switch (a.modality) {
     case Modality::kHypothetical:
       return false;  // stays vector-only
     case Modality::kNegated:
-      if (!cur) return false;
+      if (!cur || !may_end) return false;
       EndEdge(cur, t, dirty);
       break;
     case Modality::kPast:
       if (cur) {
+        if (!may_end) return false;
         EndEdge(cur, t, dirty);
       } else {
         Node(head, a.head, "person");
@@ -173,7 +175,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
     case Modality::kReported: {
       Node(head, a.head, "person");
       Node(tail, norm, a.tail_type);
-      if (auto opp = policy.opposite.find(a.relation); opp != policy.opposite.end())
+      if (auto opp = policy.opposite.find(a.relation); may_end && opp != policy.opposite.end())
         if (GraphEdge* o = Current(head, opp->second, tail)) EndEdge(o, t, dirty);
       const size_t text_hash = std::hash<std::string>{}(text::AsciiLower(text));
       if (cur) {

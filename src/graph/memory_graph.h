@@ -99,6 +99,9 @@ struct GraphPolicy {
   int alias_min_signals = 2;              // independent signals needed to merge two tails
   std::set<std::string> allowed_private;  // privacy categories this tenant allows to promote
   float lift_threshold = 0.5f;            // concepts below are not linked
+  // An assertion less sure than this adds or strengthens an edge but never ends one (negation,
+  // past tense, contradiction): a weak reading must not undo a confident one.
+  float revise_min_confidence = 0.5f;
   float promotion_tau = 0.7f;             // promotion gate (paper: stable in 0.60-0.80)
   int min_sessions = 2;                   // distinct sessions behind a promotion
   size_t max_promoted_edges = 500;        // per-user quota
