@@ -9,12 +9,12 @@
 #include <map>
 #include <ostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bench/dataset.h"
+#include "bench/harness.h"
 
 namespace ontomem {
 namespace {
@@ -194,17 +194,12 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
 }
 
 // Length must not give the evidence away in a set written to be length-matched: ranking the
-// asker's turns by word count finds no more evidence in the top 10 than a random order would
-// (+0.05). chats_dev.json and requests3.json fail this by design (their evidence turns are about
-// twice as long; docs/RESULTS.md, sessions 16-17), and chats_projection.json failed it until it
-// was length-matched (session 27: length R@10 0.637 against 0.412 at random).
+// asker's turns by length (`bench --methods length`) finds no more evidence in the top 10 than
+// a random order would (+0.05). chats_dev.json and requests3.json fail this by design (their
+// evidence turns are about twice as long; docs/RESULTS.md, sessions 16-17), and
+// chats_projection.json failed it until it was length-matched (session 27: length R@10 0.633
+// against 0.412 at random).
 TEST(HandwrittenChats, LengthDoesNotFindTheEvidence) {
-  auto words = [](const std::string& text) {
-    std::istringstream in(text);
-    size_t n = 0;
-    for (std::string w; in >> w;) ++n;
-    return n;
-  };
   for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_test.json",
                            "chats_test2.json", "chats_train.json", "chats_train2.json", "chats_projection.json"}) {
     auto ds = LoadLocomo(Handwritten(file));
@@ -213,18 +208,13 @@ TEST(HandwrittenChats, LengthDoesNotFindTheEvidence) {
     size_t gold = 0;
     for (const Sample& s : ds->samples) {
       for (const QaItem& q : s.qa) {
-        std::vector<const Turn*> asker;
-        for (const Turn& t : s.turns) {
-          if (t.speaker == q.speaker) asker.push_back(&t);
-        }
-        std::stable_sort(asker.begin(), asker.end(),
-                         [&](const Turn* a, const Turn* b) { return words(a->text) > words(b->text); });
-        std::set<std::string> top;
-        for (size_t i = 0; i < asker.size() && i < 10; ++i) top.insert(asker[i]->id);
+        const std::vector<std::string> ranked = RankAskerTurnsByLength(s, q.speaker, 10);
+        const std::set<std::string> top(ranked.begin(), ranked.end());
+        const auto asker_turns = std::count_if(s.turns.begin(), s.turns.end(), [&](const Turn& t) { return t.speaker == q.speaker; });
         for (const auto& id : q.evidence) {
           ++gold;
           by_length += top.count(id);
-          at_random += std::min(1.0, 10.0 / static_cast<double>(asker.size()));
+          at_random += std::min(1.0, 10.0 / static_cast<double>(asker_turns));
         }
       }
     }

@@ -24,6 +24,17 @@
 #include "text/text.h"
 
 namespace ontomem {
+
+std::vector<std::string> RankAskerTurnsByLength(const Sample& s, const std::string& asker, size_t k) {
+  std::vector<std::pair<size_t, size_t>> by_words;  // (words, turn index)
+  for (size_t i = 0; i < s.turns.size(); ++i)
+    if (asker.empty() || s.turns[i].speaker == asker) by_words.emplace_back(text::Tokenize(s.turns[i].text).size(), i);
+  std::stable_sort(by_words.begin(), by_words.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> ranked;
+  for (size_t i = 0; i < by_words.size() && i < k; ++i) ranked.push_back(s.turns[by_words[i].second].id);
+  return ranked;
+}
+
 namespace {
 
 // CPU time of the calling thread (ingest runs on it; the store has no background threads).
@@ -182,19 +193,6 @@ bool MentionsGazetteerEntity(const Ontology& ontology, const std::string& text) 
     }
   }
   return false;
-}
-
-// The `length` baseline: the asker's turns, longest first (earlier first among equals). Not a
-// retrieval method but a check on a dataset: where it scores well, a method's recall may be the
-// length of the evidence turns rather than their meaning.
-std::vector<std::string> RankAskerTurnsByLength(const Sample& s, const std::string& asker, size_t k) {
-  std::vector<std::pair<size_t, size_t>> by_words;  // (words, turn index)
-  for (size_t i = 0; i < s.turns.size(); ++i)
-    if (asker.empty() || s.turns[i].speaker == asker) by_words.emplace_back(text::Tokenize(s.turns[i].text).size(), i);
-  std::stable_sort(by_words.begin(), by_words.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<std::string> ranked;
-  for (size_t i = 0; i < by_words.size() && i < k; ++i) ranked.push_back(s.turns[by_words[i].second].id);
-  return ranked;
 }
 
 }  // namespace

@@ -63,6 +63,11 @@ Status ApplyBenchParam(const std::string& assignment, BenchConfig* config);
 // Runs the benchmark; prints a table to `table` and fills `result` in the documented shape.
 Status RunBench(const BenchConfig& config, std::ostream& table, nlohmann::json* result);
 
+// The `length` check: the first `k` of `asker`'s turns (all turns when empty), longest first
+// (earlier first among equals). Not a retrieval method but a check on a dataset: where it
+// scores well, a method's recall may be the length of the evidence turns, not their meaning.
+std::vector<std::string> RankAskerTurnsByLength(const Sample& s, const std::string& asker, size_t k);
+
 // Metric helpers (exposed for tests). `ranked` are the retrieved ids best first.
 double RecallAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k);
 double NdcgAtK(const std::vector<std::string>& ranked, const std::vector<std::string>& gold, size_t k);
