@@ -10,6 +10,7 @@
 #include <iostream>
 #include <thread>
 
+#include "bench/dataset.h"
 #include "bench/ipr_synth.h"
 #include "extract/drills.h"
 #include "extract/train.h"
@@ -91,6 +92,43 @@ TEST_F(ExtractTrain, ReachesMinimumF1OnHeldOutIprDev) {
   ASSERT_GT(r.other_turns, 50u);
   EXPECT_GT(static_cast<double>(r.statement_turns_read) / static_cast<double>(r.statement_turns),
             0.2 + static_cast<double>(r.other_turns_read) / static_cast<double>(r.other_turns));
+}
+
+// `eval extractor --dataset`: only the askers' turns count, evidence of their own questions apart.
+TEST_F(ExtractTrain, EvidenceShareCountsTheAskersTurns) {
+  const char* doc = R"([{"sample_id":"s","conversation":{"speaker_a":"Ana","speaker_b":"Bob",
+    "session_1_date_time":"9:05 am on 3 March, 2023",
+    "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I love jazz."},
+                 {"speaker":"Ana","dia_id":"D1:2","text":"What time is it?"},
+                 {"speaker":"Bob","dia_id":"D1:3","text":"I love hiking."}]},
+    "qa":[{"question":"Any music for tonight?","evidence":["D1:1","D1:3"],"implicit":true,"speaker":"Ana"}]}])";
+  auto ds = ParseLocomo(doc, "mem");
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  const EvidenceShare r = MeasureEvidenceShare(*extractor_, *ds, 0.5f);
+  EXPECT_EQ(r.evidence, 1u);  // Bob's turn is evidence, but Bob asks nothing
+  EXPECT_EQ(r.implicit, 1u);
+  EXPECT_EQ(r.other, 1u);
+  EXPECT_EQ(r.evidence_read, 1u);
+  EXPECT_EQ(r.implicit_read, 1u);
+  EXPECT_EQ(r.other_read, 0u);
+  const EvidenceShare none = MeasureEvidenceShare(*extractor_, *ds, 1.01f);
+  EXPECT_EQ(none.evidence, 1u);
+  EXPECT_EQ(none.evidence_read + none.other_read, 0u);
+
+  IprConfig c;
+  c.split = "dev";
+  c.dialogues = 10;
+  c.filler_path = Filler();
+  std::string json;
+  ASSERT_TRUE(GenerateIpr(c, &json).ok());
+  auto ipr = ParseLocomo(json, "ipr dev");
+  ASSERT_TRUE(ipr.ok()) << ipr.status().ToString();
+  const EvidenceShare d = MeasureEvidenceShare(*extractor_, *ipr, 0.5f);
+  ASSERT_GT(d.evidence, 20u);
+  ASSERT_GT(d.other, 20u);
+  EXPECT_GT(static_cast<double>(d.evidence_read) / static_cast<double>(d.evidence),
+            0.2 + static_cast<double>(d.other_read) / static_cast<double>(d.other));
+  EXPECT_NE(FormatEvidenceShare(d).find("evidence"), std::string::npos);
 }
 
 TEST_F(ExtractTrain, UntrainedModelScoresZero) {

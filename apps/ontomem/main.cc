@@ -487,6 +487,9 @@ int main(int argc, char** argv) {
   extract::EvalExtractorArgs ea;
   eval_ex->add_option("--models", ea.models_dir, "models directory (default: <repo>/models)");
   eval_ex->add_option("--threshold", ea.threshold, "confidence threshold")->capture_default_str();
+  eval_ex->add_option("--dataset", ea.datasets,
+                      "bench dataset (repeatable): instead of the annotated sets, the share of the askers' evidence turns "
+                      "and of their other turns given a current edge about the speaker");
   eval_ex->add_option("--ipr-dialogues", ea.ipr_dev_dialogues, "IPR-synth dev dialogues (0 = skip)")->capture_default_str();
   eval_ex->add_option("--ipr-split", ea.ipr_split, "IPR-synth split read (train, dev; test only once, at the end)")
       ->capture_default_str();

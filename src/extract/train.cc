@@ -14,8 +14,10 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <set>
 #include <unordered_set>
 
+#include "bench/dataset.h"
 #include "bench/ipr_synth.h"
 #include "embed/lexicon.h"
 #include "extract/drills.h"
@@ -640,6 +642,53 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   return 0;
 }
 
+EvidenceShare MeasureEvidenceShare(const Extractor& extractor, const Dataset& dataset, float threshold) {
+  EvidenceShare r;
+  r.name = dataset.path;
+  for (const Sample& s : dataset.samples) {
+    std::set<std::string> askers;
+    std::set<std::pair<std::string, std::string>> evidence, implicit;  // (speaker, turn id)
+    for (const QaItem& q : s.qa) {
+      askers.insert(q.speaker);
+      for (const std::string& e : q.evidence) {
+        evidence.emplace(q.speaker, e);
+        if (q.implicit.value_or(false)) implicit.emplace(q.speaker, e);
+      }
+    }
+    int64_t seq = 0;
+    for (const Turn& t : s.turns) {
+      ++seq;
+      if (!askers.count(t.speaker)) continue;
+      bool read = false;
+      for (const Assertion& a : extractor.Extract(t, seq))
+        read |= a.confidence >= threshold && a.head_is_speaker && a.modality == Modality::kAsserted;
+      if (evidence.count({t.speaker, t.id})) {
+        ++r.evidence;
+        r.evidence_read += read;
+        if (implicit.count({t.speaker, t.id})) {
+          ++r.implicit;
+          r.implicit_read += read;
+        }
+      } else {
+        ++r.other;
+        r.other_read += read;
+      }
+    }
+  }
+  return r;
+}
+
+std::string FormatEvidenceShare(const EvidenceShare& s) {
+  auto share = [](size_t a, size_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+  const std::string implicit = s.implicit ? fmt::format(", of implicit questions {:.3f} ({}/{})",
+                                                        share(s.implicit_read, s.implicit), s.implicit_read, s.implicit)
+                                           : "";
+  return fmt::format("== {}: askers' turns given a current edge about the speaker: evidence {:.3f} ({}/{}){}, "
+                     "other {:.3f} ({}/{})\n",
+                     s.name, share(s.evidence_read, s.evidence), s.evidence_read, s.evidence, implicit,
+                     share(s.other_read, s.other), s.other_read, s.other);
+}
+
 int RunEvalExtractor(const EvalExtractorArgs& args) {
   const std::string root = RepoRoot();
   ExtractorOptions eo;
@@ -670,6 +719,19 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   fmt::print("extractor models: {}/extractor (trained with: {}); threshold {:.2f}; verifier {}\n", dir, sources,
              args.threshold, ex->verifier().name());
   int rc = 0;
+  if (!args.datasets.empty()) {
+    for (const std::string& path : args.datasets) {
+      auto ds = LoadLocomo(path);
+      if (!ds.ok()) {
+        fmt::print(stderr, "eval extractor: {}\n", ds.status().ToString());
+        rc = 1;
+        continue;
+      }
+      fmt::print("{}", FormatEvidenceShare(MeasureEvidenceShare(*ex, *ds, args.threshold)));
+    }
+    if (llm) fmt::print("llm verifier: {} calls, {} fell back to the rules\n", llm->calls(), llm->failures());
+    return rc;
+  }
   const std::string ann =
       args.locomo_annotations.empty() ? root + "/data/annotations/locomo_dev5.jsonl" : args.locomo_annotations;
   const std::string locomo = Resolve(args.locomo_path, root);

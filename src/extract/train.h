@@ -17,6 +17,7 @@
 
 namespace ontomem {
 class WordNet;
+struct Dataset;
 }
 
 namespace ontomem::extract {
@@ -85,6 +86,19 @@ struct EvalReport {
   size_t statement_turns = 0, statement_turns_read = 0, other_turns = 0, other_turns_read = 0;
 };
 
+// What retrieval follows on a bench dataset (questions with evidence): of the turns said by
+// someone who asks a question, those that are evidence of one of that speaker's questions
+// (and of an implicit one) and the others, how many get an accepted asserted assertion about
+// the speaker, i.e. a current edge that makes the turn a graph candidate.
+struct EvidenceShare {
+  std::string name;
+  size_t evidence = 0, evidence_read = 0;  // evidence of the speaker's own questions
+  size_t implicit = 0, implicit_read = 0;  // ... of an implicit one (a subset)
+  size_t other = 0, other_read = 0;        // the askers' other turns
+};
+EvidenceShare MeasureEvidenceShare(const Extractor& extractor, const Dataset& dataset, float threshold);
+std::string FormatEvidenceShare(const EvidenceShare& s);
+
 // Runs `extractor` on every turn; predictions with confidence >= threshold count.
 // `gazetteer` (optional, FeatureResources::gazetteer) splits strict P/R by in/out of it.
 EvalReport Evaluate(const Extractor& extractor, const std::vector<AnnotatedTurn>& turns, const std::string& name,
@@ -130,6 +144,9 @@ struct EvalExtractorArgs {
   std::string ipr_phrasing_path;  // gen-ipr --phrasing: templates no model was built from
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
   float threshold = 0.5f;
+  // Bench datasets (LoCoMo format with questions): print only their EvidenceShare, not the
+  // annotated sets.
+  std::vector<std::string> datasets;
   bool llm = false;                // verify with an LLM endpoint instead of the rules
   LlmVerifierOptions llm_options;
 };
