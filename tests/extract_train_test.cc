@@ -23,14 +23,18 @@ std::string Filler() {
   return std::filesystem::exists(p) ? p : "";
 }
 
-std::vector<AnnotatedTurn> Ipr(const std::string& split, int dialogues) {
+std::string IprJson(const std::string& split, int dialogues) {
   IprConfig c;
   c.split = split;
   c.dialogues = dialogues;
   c.filler_path = Filler();
   std::string json;
   EXPECT_TRUE(GenerateIpr(c, &json).ok());
-  auto t = ParseIprFacts(json, split);
+  return json;
+}
+
+std::vector<AnnotatedTurn> Ipr(const std::string& split, int dialogues) {
+  auto t = ParseIprFacts(IprJson(split, dialogues), split);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return t.ok() ? std::move(t).value() : std::vector<AnnotatedTurn>{};
 }
@@ -115,13 +119,7 @@ TEST_F(ExtractTrain, EvidenceShareCountsTheAskersTurns) {
   EXPECT_EQ(none.evidence, 1u);
   EXPECT_EQ(none.evidence_read + none.other_read, 0u);
 
-  IprConfig c;
-  c.split = "dev";
-  c.dialogues = 10;
-  c.filler_path = Filler();
-  std::string json;
-  ASSERT_TRUE(GenerateIpr(c, &json).ok());
-  auto ipr = ParseLocomo(json, "ipr dev");
+  auto ipr = ParseLocomo(IprJson("dev", 10), "ipr dev");
   ASSERT_TRUE(ipr.ok()) << ipr.status().ToString();
   const EvidenceShare d = MeasureEvidenceShare(*extractor_, *ipr, 0.5f);
   ASSERT_GT(d.evidence, 20u);
