@@ -366,6 +366,13 @@ bool InGazetteer(const std::function<std::string(std::string_view)>& gaz, const 
   return false;
 }
 
+// A current edge about the speaker: what makes a turn a graph candidate for retrieval.
+bool AboutSpeaker(Modality m, bool head_is_speaker) { return head_is_speaker && m == Modality::kAsserted; }
+
+double Share(size_t part, size_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
 }  // namespace
 
 EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns, const std::string& name,
@@ -407,9 +414,8 @@ EvalReport Evaluate(const Extractor& ex, const std::vector<AnnotatedTurn>& turns
     for (const auto& a : preds[i]) if (a.confidence >= threshold) kept.push_back(&a);
     const auto& gold = turns[i].facts;
     r.gold += gold.size();
-    const auto about_speaker = [](Modality m, bool head_is_speaker) { return head_is_speaker && m == Modality::kAsserted; };
-    const bool read = std::any_of(kept.begin(), kept.end(), [&](const Assertion* a) { return about_speaker(a->modality, a->head_is_speaker); });
-    if (std::any_of(gold.begin(), gold.end(), [&](const GoldFact& g) { return about_speaker(g.modality, g.head_is_speaker); })) {
+    const bool read = std::any_of(kept.begin(), kept.end(), [&](const Assertion* a) { return AboutSpeaker(a->modality, a->head_is_speaker); });
+    if (std::any_of(gold.begin(), gold.end(), [&](const GoldFact& g) { return AboutSpeaker(g.modality, g.head_is_speaker); })) {
       r.statement_turns++;
       r.statement_turns_read += read;
     } else if (gold.empty()) {
@@ -515,10 +521,9 @@ std::string FormatReport(const EvalReport& r) {
     s += row(fmt::format("strict, gaz out ({})", r.gold - r.gold_gaz_in), r.strict_gaz_out);
   }
   if (r.update_turns) s += row(fmt::format("update turns ({})", r.update_turns), r.strict_update);
-  auto share = [](size_t a, size_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
   s += fmt::format("  turns given a current edge about the speaker: statements {:.3f} ({}/{}), turns without a gold fact {:.3f} ({}/{})\n",
-                   share(r.statement_turns_read, r.statement_turns), r.statement_turns_read, r.statement_turns,
-                   share(r.other_turns_read, r.other_turns), r.other_turns_read, r.other_turns);
+                   Share(r.statement_turns_read, r.statement_turns), r.statement_turns_read, r.statement_turns,
+                   Share(r.other_turns_read, r.other_turns), r.other_turns_read, r.other_turns);
   s += row("reported + head", r.head_reported);
   s += "  per relation (strict)\n";
   for (const auto& [k, v] : r.per_relation) s += row(k, v);
@@ -661,7 +666,7 @@ EvidenceShare MeasureEvidenceShare(const Extractor& extractor, const Dataset& da
       if (!askers.count(t.speaker)) continue;
       bool read = false;
       for (const Assertion& a : extractor.Extract(t, seq))
-        read |= a.confidence >= threshold && a.head_is_speaker && a.modality == Modality::kAsserted;
+        read |= a.confidence >= threshold && AboutSpeaker(a.modality, a.head_is_speaker);
       if (evidence.count({t.speaker, t.id})) {
         ++r.evidence;
         r.evidence_read += read;
@@ -679,14 +684,13 @@ EvidenceShare MeasureEvidenceShare(const Extractor& extractor, const Dataset& da
 }
 
 std::string FormatEvidenceShare(const EvidenceShare& s) {
-  auto share = [](size_t a, size_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
   const std::string implicit = s.implicit ? fmt::format(", of implicit questions {:.3f} ({}/{})",
-                                                        share(s.implicit_read, s.implicit), s.implicit_read, s.implicit)
+                                                        Share(s.implicit_read, s.implicit), s.implicit_read, s.implicit)
                                            : "";
   return fmt::format("== {}: askers' turns given a current edge about the speaker: evidence {:.3f} ({}/{}){}, "
                      "other {:.3f} ({}/{})\n",
-                     s.name, share(s.evidence_read, s.evidence), s.evidence_read, s.evidence, implicit,
-                     share(s.other_read, s.other), s.other_read, s.other);
+                     s.name, Share(s.evidence_read, s.evidence), s.evidence_read, s.evidence, implicit,
+                     Share(s.other_read, s.other), s.other_read, s.other);
 }
 
 int RunEvalExtractor(const EvalExtractorArgs& args) {
