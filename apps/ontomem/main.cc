@@ -397,6 +397,20 @@ int main(int argc, char** argv) {
   train_ex->add_option("--ipr-extra-dialogues", ta.ipr_extra_dialogues,
                        "IPR-synth train dialogues per extra set (set i: phrasing file i mod n, entity file i mod n)")
       ->capture_default_str();
+  train_ex->add_flag("--frame-reader", ta.frame_reader,
+                     "also train the frame reader over word vectors (frame.bin; docs/extraction.md)");
+  train_ex->add_option("--frame-phrasing", ta.frame_phrasing_paths,
+                       "template file whose phrased IPR-synth train dialogues the frame reader also reads (repeatable)");
+  train_ex->add_option("--frame-dialogues", ta.frame_dialogues, "IPR-synth train dialogues per --frame-phrasing file")
+      ->capture_default_str();
+  train_ex->add_option("--frame-negatives", ta.frame_negative_paths,
+                       "LoCoMo-format file whose turns that are no question's evidence are all frame-reader negatives (repeatable)");
+  train_ex->add_option("--frame-negative-share", ta.frame_negative_share,
+                       "share of the --frame-phrasing sets' unannotated turns taken as frame-reader negatives")
+      ->capture_default_str();
+  train_ex->add_option("--frame-epochs", ta.frame_epochs, "frame reader training epochs")->capture_default_str();
+  train_ex->add_option("--frame-hidden", ta.frame_hidden, "frame reader hidden units (0 = logistic regression)")
+      ->capture_default_str();
   auto* train_dom = train->add_subcommand("domain", "train the query domain/intent classifier (docs/domain.md)");
   TrainDomainArgs tda;
   train_dom->add_option("--out", tda.out_path, "model file (default: <repo>/models/domain/classifier.bin)");
@@ -496,6 +510,9 @@ int main(int argc, char** argv) {
   eval_ex->add_option("--ipr-phrasing-fold", ea.ipr_phrasing_fold,
                       "IPR-synth phrasing half (0 or 1; -1 = all): the half a --ipr-phrasing-fold extractor never saw")
       ->capture_default_str();
+  eval_ex->add_option("--frame-threshold", ea.frame_threshold, "frame reader threshold (models with frame.bin)")
+      ->capture_default_str();
+  eval_ex->add_option("--lexicon", ea.lexicon_path, "lexicon file (read only for a frame reader)");
   eval_ex->add_option("--ipr-phrasing", ea.ipr_phrasing_path, "JSON file replacing the IPR split's statement and request templates");
   eval_ex->add_option("--seed", ea.seed, "IPR-synth seed")->capture_default_str();
   eval_ex->add_option("--locomo", ea.locomo_path, "LoCoMo dev file the annotations point into")->capture_default_str();

@@ -126,7 +126,9 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   extract::ExtractorOptions eo;
   eo.models_dir = options.models_dir;
   eo.threshold = options.fact_threshold;
-  auto ex = extract::Extractor::Open(eo, extract::MakeResources(wordnet, fp.ontology));
+  extract::FeatureResources res = extract::MakeResources(wordnet, fp.ontology);
+  if (sif) res.word_vector = extract::LexiconWordVectors(sif->shared_lexicon());  // the frame reader's
+  auto ex = extract::Extractor::Open(eo, std::move(res));
   if (!ex.ok())
     return ex.status().WithContext(
         "fact extraction needs the extractor models (set Options::models_dir or $ONTOMEM_MODELS, or "

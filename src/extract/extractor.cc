@@ -98,7 +98,44 @@ std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
       dup |= d.tail_begin == a.tail_begin && d.tail_end == a.tail_end && d.relation == a.relation;
     if (!dup) dedup.push_back(std::move(a));
   }
+  if (models_->frame && res_.word_vector) ReadFrame(turn, seq, p, &dedup);
   return dedup;
+}
+
+void Extractor::ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std::vector<Assertion>* found) const {
+  for (const Assertion& a : *found)
+    if (a.confidence >= options_.threshold && a.head_is_speaker && a.modality == Modality::kAsserted) return;
+  const FrameReader::Reading r = models_->frame->Read(p, res_);
+  if (r.score < options_.frame_threshold) return;
+  const SpanRef span{r.run.begin, r.run.end};
+  const int32_t begin = p.tokens[static_cast<size_t>(span.begin)].begin;
+  const int32_t end = p.tokens[static_cast<size_t>(span.end - 1)].end;
+  // The reader knows no modality or holder: the perceptrons' best reading of an overlapping span
+  // vetoes it when that reading is not current or not the speaker's, and else names the relation.
+  const Assertion* same = nullptr;
+  for (const Assertion& a : *found)
+    if (a.tail_begin < end && begin < a.tail_end && (!same || a.confidence > same->confidence)) same = &a;
+  if (same && (!same->head_is_speaker || same->modality != Modality::kAsserted)) return;
+  const CueFlags cues = Cues(p, span);
+  const Stance stance = AnalyseStance(p.tokens, span.begin, span.end);
+  if (cues.question || cues.past_cue || cues.hypothetical_cue || (cues.negation_before && stance.flipped == 0)) return;
+  Assertion a;
+  a.head = turn.speaker;
+  a.relation = same ? same->relation : (stance.net() < 0 ? "DISLIKES" : "LIKES");
+  a.tail_begin = begin;
+  a.tail_end = end;
+  a.tail = NormaliseTail(p, span.begin, span.end);
+  if (res_.gazetteer) a.tail_type = res_.gazetteer(a.tail);
+  a.time_ms = turn.time_ms;
+  a.source_seq = seq;
+  a.source_turn = turn.id;
+  a.confidence = r.score;
+  const Verdict v = verifier_->Verify(a, turn);
+  if (!v.valid) a.confidence = r.score * options_.rejected_factor;
+  else if (!v.relation.empty()) a.relation = v.relation;
+  if (v.valid && v.modality) a.modality = *v.modality;
+  found->push_back(std::move(a));
+  std::stable_sort(found->begin(), found->end(), [](const Assertion& x, const Assertion& y) { return x.confidence > y.confidence; });
 }
 
 }  // namespace ontomem::extract

@@ -1,7 +1,8 @@
 // Step I facade: turn -> candidate assertions with confidence.
 //   tokens -> BIO span tagger (tails, holders) -> relation + modality classifier (top-2
 //   relations per span: over-generation) -> candidate scorer (2-layer MLP, 256 sigmoid units)
-//   -> verifier (rules by default, optional LLM) -> Assertion{confidence}.
+//   -> verifier (rules by default, optional LLM) -> Assertion{confidence}; then, for a turn with
+//   no current assertion about its speaker, the frame reader over word vectors (frame_reader.h).
 // Callers put assertions with confidence >= options.threshold into the graph; the rest stay
 // vector-only (docs/extraction.md).
 #pragma once
@@ -31,6 +32,10 @@ struct ExtractorOptions {
   float min_confidence = 0.05f;
   // A rejected candidate's confidence is multiplied by this. Default 0.4.
   float rejected_factor = 0.4f;
+  // The frame reader (frame.bin, when the models have one and the resources a word_vector) is
+  // asked only for a turn the perceptrons give no current assertion about its speaker; its best
+  // run becomes one when it scores at least this. Default 0.5.
+  float frame_threshold = 0.5f;
 };
 
 // $ONTOMEM_MODELS if set; else the first of <exe dir>/../../models and ./models holding
@@ -63,6 +68,8 @@ class Extractor {
 
  private:
   Extractor() = default;
+  // The frame reader's assertion for a turn `found` holds no current one about the speaker.
+  void ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std::vector<Assertion>* found) const;
   ExtractorOptions options_;
   FeatureResources res_;
   std::shared_ptr<const ExtractorModels> models_;

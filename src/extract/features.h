@@ -30,6 +30,8 @@ inline constexpr int kNumModalities = 5;  // Modality enum order
 // Index of a relation id, -1 if unknown.
 int RelationIndex(std::string_view id);
 
+inline constexpr int kWordVectorDim = 100;  // the GloVe-derived lexicon's
+
 struct FeatureResources {
   // WordNet lexicographer file of a lower-case word's most frequent sense ("noun.food"), or "".
   std::function<std::string(std::string_view lower_word)> lexname;
@@ -41,6 +43,9 @@ struct FeatureResources {
   // Ontology type check of a (relation, lower-case tail): +1 compatible, -1 incompatible,
   // 0 unknown. Used by the rule verifier and as a scorer input.
   std::function<int(std::string_view relation, std::string_view lower_tail)> type_check;
+  // The kWordVectorDim-d word vector of a lower-case word into `out`; false if it has none. Read
+  // only by the frame reader (frame_reader.h).
+  std::function<bool(std::string_view lower_word, float* out)> word_vector;
 };
 
 // Per-word knowledge frozen into the model at training time: GloVe cluster (k-means over the

@@ -262,6 +262,7 @@ Status ExtractorModels::Save(const std::string& dir) const {
     RETURN_IF_ERROR(WriteModelFile(dir + "/relation.bin", "RELC", w.bytes()));
   }
   RETURN_IF_ERROR(WriteModelFile(dir + "/scorer.bin", "SCOR", scorer.Serialize()));
+  if (frame) RETURN_IF_ERROR(frame->Save(dir + "/frame.bin"));
   return Status::Ok();
 }
 
@@ -298,6 +299,10 @@ StatusOr<std::unique_ptr<ExtractorModels>> ExtractorModels::Load(const std::stri
     if (!mlp.ok()) return bad(path, "holds a damaged MLP (" + mlp.status().message() + ")");
     if (mlp->inputs() != kScorerInputs || mlp->outputs() != 1) return bad(path, "has the wrong scorer shape");
     m->scorer = std::move(mlp).value();
+  }
+  if (std::error_code ec; std::filesystem::exists(dir + "/frame.bin", ec)) {
+    ASSIGN_OR_RETURN(FrameReader f, FrameReader::Load(dir + "/frame.bin"));
+    m->frame = f;
   }
   return m;
 }

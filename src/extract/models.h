@@ -6,10 +6,12 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "extract/features.h"
+#include "extract/frame_reader.h"
 #include "extract/perceptron.h"
 #include "learn/mlp.h"
 
@@ -77,8 +79,10 @@ struct ExtractorModels {
   SpanTagger tagger;
   RelationModel relation;
   learn::Mlp scorer;  // kScorerInputs -> 256 sigmoid -> 1 sigmoid
+  std::optional<FrameReader> frame;  // optional: frame.bin (`train extractor --frame-reader`)
 
-  // Files under `dir`: clusters.bin, tagger.bin, relation.bin, scorer.bin.
+  // Files under `dir`: clusters.bin, tagger.bin, relation.bin, scorer.bin and, when there is
+  // one, frame.bin.
   Status Save(const std::string& dir) const;
   static StatusOr<std::unique_ptr<ExtractorModels>> Load(const std::string& dir);
 };

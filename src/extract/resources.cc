@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "embed/lexicon.h"
 #include "ontology/ontology.h"
 #include "ontology/wordnet.h"
 
@@ -121,6 +122,16 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
   }
   if (described) *described = what;
   return r;
+}
+
+std::function<bool(std::string_view, float*)> LexiconWordVectors(std::shared_ptr<const Lexicon> lexicon) {
+  if (!lexicon || lexicon->dim() != kWordVectorDim) return nullptr;
+  return [lexicon](std::string_view word, float* out) {
+    const int64_t rank = lexicon->Find(word);
+    if (rank < 0) return false;
+    lexicon->Vector(rank, out);
+    return true;
+  };
 }
 
 FeatureResources DefaultResources(std::string* described) {

@@ -11,6 +11,7 @@
 namespace ontomem {
 class WordNet;
 class Ontology;
+class Lexicon;
 }  // namespace ontomem
 
 namespace ontomem::extract {
@@ -22,6 +23,10 @@ std::string WordNetLexname(const WordNet& wn, std::string_view lower_word);
 // list of what was wired, e.g. "wordnet,gazetteer".
 FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shared_ptr<const Ontology> ontology,
                                std::string* described = nullptr);
+
+// FeatureResources::word_vector over a lexicon of kWordVectorDim dimensions; null for another
+// dimension (the frame reader is then off).
+std::function<bool(std::string_view, float*)> LexiconWordVectors(std::shared_ptr<const Lexicon> lexicon);
 
 // Opens the default WordNet and ontology (DefaultWordNetDir, DefaultOntologyPath) if present.
 FeatureResources DefaultResources(std::string* described = nullptr);

@@ -21,6 +21,7 @@
 #include "bench/ipr_synth.h"
 #include "embed/lexicon.h"
 #include "extract/drills.h"
+#include "extract/frame_reader.h"
 #include "extract/resources.h"
 #include "ontology/ontology.h"
 #include "ontology/wordnet.h"
@@ -533,6 +534,100 @@ std::string FormatReport(const EvalReport& r) {
 }
 
 // ------------------------------------------------------------------ CLI
+namespace {
+
+// Frame-reader rows of one turn: each run, positive when it overlaps the tail of a current gold
+// fact about the speaker (a turn without facts gives only negatives).
+void AddFrameRows(const AnnotatedTurn& t, const ClusterTable& words, const FeatureResources& res,
+                  std::vector<FrameRow>* x, std::vector<uint8_t>* y) {
+  const Prepared p = Prepare(t.text, t.speaker, words, res);
+  const auto vectors = TokenVectors(p, res);
+  for (const FrameRun& r : FrameRuns(p)) {
+    const int32_t b = p.tokens[static_cast<size_t>(r.begin)].begin, e = p.tokens[static_cast<size_t>(r.end - 1)].end;
+    bool positive = false;
+    for (const GoldFact& g : t.facts)
+      positive |= AboutSpeaker(g.modality, g.head_is_speaker) && g.tail_begin < e && b < g.tail_end;
+    x->push_back(FrameInputs(p, vectors, r));
+    y->push_back(positive ? 1 : 0);
+  }
+}
+
+// The turns of `d` that are no question's evidence and not in `annotated` ("sample/dia_id").
+std::vector<AnnotatedTurn> UnannotatedTurns(const Dataset& d, const std::set<std::string>& annotated) {
+  std::vector<AnnotatedTurn> out;
+  for (const Sample& s : d.samples) {
+    std::set<std::string> evidence;
+    for (const QaItem& q : s.qa) evidence.insert(q.evidence.begin(), q.evidence.end());
+    for (const Turn& t : s.turns)
+      if (!evidence.count(t.id) && !annotated.count(s.sample_id + "/" + t.id))
+        out.push_back({s.sample_id + "/" + t.id, t.speaker, t.text, {}});
+  }
+  return out;
+}
+
+// Trains models->frame (TrainExtractorArgs::frame_reader); `annotated` = every annotated turn
+// the perceptrons trained on, `base` = their IPR-synth configuration.
+Status TrainFrameReader(const TrainExtractorArgs& args, const IprConfig& base, const std::string& root,
+                        const std::vector<AnnotatedTurn>& annotated, FeatureResources res, ExtractorModels* models,
+                        std::string* summary) {
+  const std::string lex_path = args.lexicon_path.empty() ? DefaultLexiconPath() : args.lexicon_path;
+  auto lex = Lexicon::Open(lex_path);
+  if (!lex.ok()) return lex.status().WithContext("the frame reader reads word vectors");
+  res.word_vector = LexiconWordVectors(std::shared_ptr<const Lexicon>(std::move(lex).value()));
+  if (!res.word_vector)
+    return Status::FailedPrecondition(fmt::format("the frame reader needs a {}-d lexicon; {} is not", kWordVectorDim, lex_path));
+  std::vector<FrameRow> x;
+  std::vector<uint8_t> y;
+  for (const AnnotatedTurn& t : annotated) AddFrameRows(t, models->clusters, res, &x, &y);
+  size_t annotated_turns = annotated.size();
+  std::mt19937_64 g(args.seed + 77);
+  size_t negative_turns = 0;
+  auto add_negatives = [&](const std::vector<AnnotatedTurn>& turns, double share) {
+    std::bernoulli_distribution take(share);
+    for (const AnnotatedTurn& t : turns)
+      if (take(g)) {
+        AddFrameRows(t, models->clusters, res, &x, &y);
+        ++negative_turns;
+      }
+  };
+  std::string json;
+  for (size_t i = 0; i < args.frame_phrasing_paths.size(); ++i) {
+    IprConfig pc = base;
+    pc.phrasing_path = Resolve(args.frame_phrasing_paths[i], root);
+    pc.dialogues = args.frame_dialogues;
+    pc.scale = 8;  // more unannotated chit-chat to draw negatives from
+    pc.seed = args.seed + 5000 * (i + 1);
+    pc.filler_path.clear();
+    RETURN_IF_ERROR(GenerateIpr(pc, &json));
+    const std::string origin = fmt::format("frame-phrased{}", i + 1);
+    ASSIGN_OR_RETURN(std::vector<AnnotatedTurn> facts, ParseIprFacts(json, origin));
+    ASSIGN_OR_RETURN(Dataset d, ParseLocomo(json, origin));
+    std::set<std::string> ids;
+    for (const AnnotatedTurn& t : facts) {
+      AddFrameRows(t, models->clusters, res, &x, &y);
+      ids.insert(t.id);
+    }
+    annotated_turns += facts.size();
+    add_negatives(UnannotatedTurns(d, ids), args.frame_negative_share);
+  }
+  for (const std::string& path : args.frame_negative_paths) {
+    ASSIGN_OR_RETURN(Dataset d, LoadLocomo(Resolve(path, root)));
+    add_negatives(UnannotatedTurns(d, {}), 1.0);
+  }
+  const size_t positives = static_cast<size_t>(std::count(y.begin(), y.end(), 1));
+  models->frame.emplace(args.frame_hidden, args.seed);
+  learn::MlpTrainOptions o;
+  o.epochs = args.frame_epochs;
+  o.batch_size = 64;
+  o.seed = args.seed;
+  models->frame->Fit(x, y, o, 1.0f);
+  *summary = fmt::format("frame reader ({} hidden units): {} runs ({} positive) from {} annotated turns and {} negative turns",
+                         args.frame_hidden, x.size(), positives, annotated_turns, negative_turns);
+  return Status::Ok();
+}
+
+}  // namespace
+
 int RunTrainExtractor(const TrainExtractorArgs& args) {
   const auto t0 = Clock::now();
   const std::string root = RepoRoot();
@@ -629,6 +724,13 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   TrainOptions topt = args.train;
   TrainStats stats;
   auto models = TrainModels(train, std::move(words), res, topt, &stats);
+  std::string frame_summary;
+  if (args.frame_reader) {
+    if (Status st = TrainFrameReader(args, cfg, root, train, res, models.get(), &frame_summary); !st.ok()) {
+      fmt::print(stderr, "train extractor: {}\n", st.ToString());
+      return 1;
+    }
+  }
   if (Status st = models->Save(out_dir); !st.ok()) {
     fmt::print(stderr, "train extractor: {}\n", st.ToString());
     return 1;
@@ -640,7 +742,9 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   fmt::print("word table: {} ({:.1f}s); resources: {}\n", note, word_secs, wired.empty() ? "none" : wired);
   fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
              stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));
-  for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin"}) {
+  if (!frame_summary.empty()) fmt::print("{}\n", frame_summary);
+  for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin", "frame.bin"}) {
+    if (std::string(f) == "frame.bin" && !models->frame) continue;
     std::error_code ec;
     fmt::print("  {}/{}: {} bytes\n", out_dir, f, fs::file_size(fs::path(out_dir) / f, ec));
   }
@@ -698,6 +802,7 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   ExtractorOptions eo;
   eo.models_dir = args.models_dir;
   eo.threshold = args.threshold;
+  eo.frame_threshold = args.frame_threshold;
   const std::string dir = args.models_dir.empty() ? DefaultModelsDir() : args.models_dir;
   // Resources as at training time (recorded in the word table).
   auto probe = ExtractorModels::Load(dir + "/extractor");
@@ -712,7 +817,19 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   std::shared_ptr<const Ontology> onto;
   if (sources.find("gazetteer") != std::string::npos)
     if (auto o = Ontology::LoadDefault(); o.ok()) onto = *o;
-  const FeatureResources res = MakeResources(wn, onto);
+  FeatureResources res = MakeResources(wn, onto);
+  std::string frame = "none";
+  if ((*probe)->frame) {
+    const std::string lex_path = args.lexicon_path.empty() ? DefaultLexiconPath() : args.lexicon_path;
+    auto lex = Lexicon::Open(lex_path);
+    if (!lex.ok()) {
+      fmt::print(stderr, "eval extractor: the models have a frame reader, which reads word vectors: {}\n",
+                 lex.status().ToString());
+      return 1;
+    }
+    res.word_vector = LexiconWordVectors(std::shared_ptr<const Lexicon>(std::move(lex).value()));
+    frame = fmt::format("at {:.2f}", eo.frame_threshold);
+  }
   std::shared_ptr<const Verifier> verifier;
   std::shared_ptr<LlmVerifier> llm;
   if (args.llm) {
@@ -720,8 +837,8 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
     verifier = llm;
   }
   auto ex = Extractor::FromModels(std::shared_ptr<const ExtractorModels>(std::move(probe).value()), eo, res, verifier);
-  fmt::print("extractor models: {}/extractor (trained with: {}); threshold {:.2f}; verifier {}\n", dir, sources,
-             args.threshold, ex->verifier().name());
+  fmt::print("extractor models: {}/extractor (trained with: {}); threshold {:.2f}; frame reader {}; verifier {}\n", dir,
+             sources, args.threshold, frame, ex->verifier().name());
   int rc = 0;
   if (!args.datasets.empty()) {
     for (const std::string& path : args.datasets) {

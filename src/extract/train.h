@@ -121,6 +121,18 @@ struct TrainExtractorArgs {
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";  // IPR filler; "" = none
   std::string handwritten_path;  // "" = <repo>/data/annotations/handwritten.jsonl (odd ids used)
   std::string lexicon_path;      // "" = DefaultLexiconPath(); missing -> no GloVe clusters
+  // The frame reader (frame_reader.h), trained when `frame_reader` is set, on every annotated turn
+  // above, on `frame_dialogues` IPR-synth train dialogues phrased with each `frame_phrasing_paths`
+  // file, and as negatives on `frame_negative_share` of the unannotated turns of those phrased
+  // sets (generated chit-chat: they get no LoCoMo filler, which every evaluation history holds)
+  // and on every turn of `frame_negative_paths` (LoCoMo-format files, e.g. the hand-written
+  // training chats) that is no question's evidence.
+  bool frame_reader = false;
+  std::vector<std::string> frame_phrasing_paths, frame_negative_paths;
+  int frame_dialogues = 100;
+  double frame_negative_share = 0.03;
+  int frame_epochs = 6;
+  int frame_hidden = 0;           // 0 = a logistic regression
   int clusters = 256;            // k of the GloVe k-means
   int cluster_words = 20000;     // most frequent lexicon words clustered
   bool wordnet = true;           // WordNet lexnames (if installed)
@@ -144,6 +156,8 @@ struct EvalExtractorArgs {
   std::string ipr_phrasing_path;  // gen-ipr --phrasing: templates no model was built from
   std::string filler_path = "../shared/data/locomo/locomo_dev5.json";
   float threshold = 0.5f;
+  std::string lexicon_path;        // "" = DefaultLexiconPath(); read only for a frame reader
+  float frame_threshold = 0.5f;    // ExtractorOptions::frame_threshold
   // Bench datasets (LoCoMo format with questions): print only their EvidenceShare, not the
   // annotated sets.
   std::vector<std::string> datasets;
