@@ -109,6 +109,35 @@ TEST(ExtractModels, SaveLoadRoundTrip) {
   fs::remove_all(fs::path(dir).parent_path());
 }
 
+TEST(ExtractModels, FrameReaderIsOptionalAndNeverStale) {
+  const std::string dir = SaveTinyModels();
+  auto plain = ExtractorModels::Load(dir);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_FALSE((*plain)->frame);
+  (*plain)->frame.emplace(4, 3);
+  ASSERT_TRUE((*plain)->Save(dir).ok());
+  auto with = ExtractorModels::Load(dir);
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  ASSERT_TRUE((*with)->frame);
+  FrameRow x{};
+  x[0] = 1;
+  EXPECT_FLOAT_EQ((*with)->frame->Score(x), (*plain)->frame->Score(x));
+  // A damaged frame.bin fails the load like any other model file.
+  {
+    std::fstream f(dir + "/frame.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x7f');
+  }
+  auto bad = ExtractorModels::Load(dir);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("frame.bin"), std::string::npos) << bad.status().message();
+  // Models trained without a reader do not keep an earlier one.
+  (*with)->frame.reset();
+  ASSERT_TRUE((*with)->Save(dir).ok());
+  EXPECT_FALSE(fs::exists(dir + "/frame.bin"));
+  fs::remove_all(fs::path(dir).parent_path());
+}
+
 TEST(ExtractModels, CorruptedCheckpointGivesClearError) {
   const std::string dir = SaveTinyModels();
   {

@@ -262,7 +262,9 @@ Status ExtractorModels::Save(const std::string& dir) const {
     RETURN_IF_ERROR(WriteModelFile(dir + "/relation.bin", "RELC", w.bytes()));
   }
   RETURN_IF_ERROR(WriteModelFile(dir + "/scorer.bin", "SCOR", scorer.Serialize()));
+  // A frame.bin left from an earlier training would pair an old reader with these models.
   if (frame) RETURN_IF_ERROR(frame->Save(dir + "/frame.bin"));
+  else std::filesystem::remove(dir + "/frame.bin", ec);
   return Status::Ok();
 }
 

@@ -82,7 +82,7 @@ struct ExtractorModels {
   std::optional<FrameReader> frame;  // optional: frame.bin (`train extractor --frame-reader`)
 
   // Files under `dir`: clusters.bin, tagger.bin, relation.bin, scorer.bin and, when there is
-  // one, frame.bin.
+  // one, frame.bin (Save removes a frame.bin these models do not have).
   Status Save(const std::string& dir) const;
   static StatusOr<std::unique_ptr<ExtractorModels>> Load(const std::string& dir);
 };
