@@ -2,8 +2,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "extract/assertion.h"
+#include "extract/extractor.h"
 #include "ontomem/types.h"
 
 namespace ontomem::extract::fixtures {
@@ -29,6 +31,17 @@ inline Turn MakeTurn(const std::string& text) {
   t.speaker = "Ana";
   t.text = text;
   return t;
+}
+
+// What `ex` accepts (confidence >= its threshold) from Ana's turn `id` with `text`.
+inline std::vector<Assertion> Accepted(const Extractor& ex, const std::string& text, const std::string& id = "T1",
+                                       int64_t seq = 1) {
+  Turn t = MakeTurn(text);
+  t.id = id;
+  std::vector<Assertion> out;
+  for (auto& a : ex.Extract(t, seq))
+    if (a.confidence >= ex.threshold()) out.push_back(a);
+  return out;
 }
 
 }  // namespace ontomem::extract::fixtures

@@ -11,6 +11,7 @@
 
 #include "extract/extractor.h"
 #include "extract/frame_reader.h"
+#include "extract_fixtures.h"
 
 namespace ontomem::extract {
 namespace {
@@ -128,15 +129,7 @@ class FrameInExtractor : public ::testing::Test {
     models_ = m;
   }
   std::vector<Assertion> Accepted(const std::string& text, FeatureResources res = Resources()) const {
-    auto ex = Extractor::FromModels(models_, ExtractorOptions(), std::move(res));
-    Turn t;
-    t.id = "D1:1";
-    t.speaker = "Ana";
-    t.text = text;
-    std::vector<Assertion> out;
-    for (auto& a : ex->Extract(t, 4))
-      if (a.confidence >= ex->threshold()) out.push_back(a);
-    return out;
+    return fixtures::Accepted(*Extractor::FromModels(models_, ExtractorOptions(), std::move(res)), text, "D1:1", 4);
   }
   std::shared_ptr<const ExtractorModels> models_;
 };

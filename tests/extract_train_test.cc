@@ -13,6 +13,7 @@
 #include "bench/dataset.h"
 #include "bench/ipr_synth.h"
 #include "extract/drills.h"
+#include "extract_fixtures.h"
 #include "extract/train.h"
 
 namespace ontomem::extract {
@@ -55,16 +56,7 @@ class ExtractTrain : public ::testing::Test {
   }
 
   // The accepted assertion whose tail span covers `tail`, or nullptr.
-  static std::vector<Assertion> Accepted(const std::string& text) {
-    Turn t;
-    t.id = "T1";
-    t.speaker = "Ana";
-    t.text = text;
-    std::vector<Assertion> out;
-    for (auto& a : extractor_->Extract(t, 1))
-      if (a.confidence >= extractor_->threshold()) out.push_back(a);
-    return out;
-  }
+  static std::vector<Assertion> Accepted(const std::string& text) { return fixtures::Accepted(*extractor_, text); }
   static const Assertion* Find(const std::vector<Assertion>& v, const std::string& text, const std::string& tail) {
     const int32_t b = static_cast<int32_t>(text.find(tail)), e = b + static_cast<int32_t>(tail.size());
     for (const auto& a : v)
