@@ -250,5 +250,31 @@ TEST_F(CliTest, TrainExtractorTakesExtraPhrasingAndEntitySets) {
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/m2/extractor/tagger.bin"));
 }
 
+// train extractor --frame-reader writes frame.bin next to the perceptrons, eval extractor reads
+// it (with the lexicon); frame options without --frame-reader or with a missing file train nothing.
+TEST_F(CliTest, TrainExtractorWithAFrameReader) {
+  const std::string root = ONTOMEM_SOURCE_DIR;
+  const std::string base = "train extractor --filler '' --ipr-dialogues 10 --lexicon '" + lexicon_ + "' --out '" + dir_;
+  const std::string chats = root + "/data/handwritten/chats_train2.json";
+  CliRun r = Cli(base + "/f1' --frame-reader --frame-dialogues 5 --frame-phrasing '" + root +
+                 "/data/handwritten/ipr_phrasing_train_a.json' --frame-negatives '" + chats + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("frame reader (0 hidden units)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/f1/extractor/frame.bin"));
+  CliRun e = Cli("eval extractor --models '" + dir_ + "/f1' --lexicon '" + lexicon_ + "' --dataset '" + root +
+                 "/data/handwritten/chats_dev2.json'");
+  ASSERT_EQ(e.code, 0) << e.err;
+  EXPECT_NE(e.out.find("frame reader at 0.50"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("evidence"), std::string::npos) << e.out;
+  CliRun no_flag = Cli(base + "/f2' --frame-negatives '" + chats + "'");
+  EXPECT_EQ(no_flag.code, 2);
+  EXPECT_NE(no_flag.err.find("--frame-reader"), std::string::npos) << no_flag.err;
+  CliRun missing = Cli(base + "/f3' --frame-reader --frame-negatives '" + dir_ + "/nope.json'");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/f2/extractor/tagger.bin"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/f3/extractor/tagger.bin"));
+}
+
 }  // namespace
 }  // namespace ontomem

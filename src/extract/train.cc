@@ -630,7 +630,17 @@ Status TrainFrameReader(const TrainExtractorArgs& args, const IprConfig& base, c
 
 int RunTrainExtractor(const TrainExtractorArgs& args) {
   const auto t0 = Clock::now();
+  if (!args.frame_reader && (!args.frame_phrasing_paths.empty() || !args.frame_negative_paths.empty())) {
+    fmt::print(stderr, "train extractor: --frame-phrasing and --frame-negatives train the frame reader; add --frame-reader\n");
+    return 2;
+  }
   const std::string root = RepoRoot();
+  for (const auto* paths : {&args.frame_phrasing_paths, &args.frame_negative_paths})
+    for (const std::string& p : *paths)
+      if (std::error_code ec; !fs::exists(Resolve(p, root), ec)) {
+        fmt::print(stderr, "train extractor: {} not found (nothing was trained)\n", p);
+        return 1;
+      }
   const std::string out_dir = (args.out_dir.empty() ? (root + "/models") : args.out_dir) + "/extractor";
   // (a) IPR-synth train split with turn-level facts.
   IprConfig cfg;
