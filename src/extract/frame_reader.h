@@ -3,11 +3,12 @@
 // perceptrons learned. It exists for phrasing no training template had ("there's a special
 // place in my heart for X", "give me X and I'm a happy camper"): the perceptrons read frames
 // they were shown, while the word vectors of the frame's words carry over to unseen ones.
-// Inputs (kFrameInputs): the mean unit word vector of the 8 tokens before the run, of the 5 after
-// it (same sentence) and of the run, plus first person in the sentence,
-// question, negation, capitalised run and run length, into a logistic regression or a small
-// network (`train extractor --frame-hidden`). It knows no modality: the
-// extractor lets the perceptrons' reading of the same span veto it (extractor.cc).
+// Inputs (kFrameInputs): the mean unit word vector of the 8 tokens before the run, of the 5
+// after it (same sentence) and of the run, plus first person in the sentence, question,
+// negation, a non-initial capital and the run's length; the model is a logistic regression or a
+// small network (`train extractor --frame-hidden`). It knows no modality: the extractor lets
+// the perceptrons' reading of the same span and the sentence's cues veto it (extractor.cc).
+// Measured in docs/RESULTS.md (session 30); not in the installed models.
 #pragma once
 
 #include <array>
