@@ -19,6 +19,9 @@ enum class Modality {
 };
 
 const char* ModalityName(Modality m);
+
+// A current fact about the speaker: what makes a turn a graph candidate for retrieval.
+inline bool AboutSpeaker(Modality m, bool head_is_speaker) { return head_is_speaker && m == Modality::kAsserted; }
 bool ParseModality(const std::string& name, Modality* out);
 
 struct Assertion {

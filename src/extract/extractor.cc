@@ -104,7 +104,7 @@ std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
 
 void Extractor::ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std::vector<Assertion>* found) const {
   for (const Assertion& a : *found)
-    if (a.confidence >= options_.threshold && a.head_is_speaker && a.modality == Modality::kAsserted) return;
+    if (a.confidence >= options_.threshold && AboutSpeaker(a.modality, a.head_is_speaker)) return;
   const FrameReader::Reading r = models_->frame->Read(p, res_);
   if (r.score < options_.frame_threshold) return;
   const SpanRef span{r.run.begin, r.run.end};
@@ -115,7 +115,7 @@ void Extractor::ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std:
   const Assertion* same = nullptr;
   for (const Assertion& a : *found)
     if (a.tail_begin < end && begin < a.tail_end && (!same || a.confidence > same->confidence)) same = &a;
-  if (same && (!same->head_is_speaker || same->modality != Modality::kAsserted)) return;
+  if (same && !AboutSpeaker(same->modality, same->head_is_speaker)) return;
   const CueFlags cues = Cues(p, span);
   const Stance stance = AnalyseStance(p.tokens, span.begin, span.end);
   if (cues.question || cues.past_cue || cues.hypothetical_cue || (cues.negation_before && stance.flipped == 0)) return;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "embed/lexicon.h"
+#include "ontomem/options.h"
 #include "ontology/ontology.h"
 #include "ontology/wordnet.h"
 
@@ -132,6 +133,17 @@ std::function<bool(std::string_view, float*)> LexiconWordVectors(std::shared_ptr
     lexicon->Vector(rank, out);
     return true;
   };
+}
+
+StatusOr<std::function<bool(std::string_view, float*)>> OpenWordVectors(const std::string& path) {
+  const std::string file = path.empty() ? DefaultLexiconPath() : path;
+  auto lex = Lexicon::Open(file);
+  if (!lex.ok()) return lex.status().WithContext("the frame reader reads word vectors");
+  auto vectors = LexiconWordVectors(std::shared_ptr<const Lexicon>(std::move(lex).value()));
+  if (!vectors)
+    return Status::FailedPrecondition("the frame reader needs a " + std::to_string(kWordVectorDim) + "-d lexicon; " +
+                                      file + " is not");
+  return vectors;
 }
 
 FeatureResources DefaultResources(std::string* described) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "extract/features.h"
+#include "ontomem/status.h"
 
 namespace ontomem {
 class WordNet;
@@ -27,6 +28,10 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
 // FeatureResources::word_vector over a lexicon of kWordVectorDim dimensions; null for another
 // dimension (the frame reader is then off).
 std::function<bool(std::string_view, float*)> LexiconWordVectors(std::shared_ptr<const Lexicon> lexicon);
+// The same over the lexicon file at `path` ("" = DefaultLexiconPath()). Errors: Lexicon::Open's
+// for a missing or damaged file, FailedPrecondition for another dimension; both say the frame
+// reader needs it.
+StatusOr<std::function<bool(std::string_view, float*)>> OpenWordVectors(const std::string& path);
 
 // Opens the default WordNet and ontology (DefaultWordNetDir, DefaultOntologyPath) if present.
 FeatureResources DefaultResources(std::string* described = nullptr);

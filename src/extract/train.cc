@@ -367,9 +367,6 @@ bool InGazetteer(const std::function<std::string(std::string_view)>& gaz, const 
   return false;
 }
 
-// A current edge about the speaker: what makes a turn a graph candidate for retrieval.
-bool AboutSpeaker(Modality m, bool head_is_speaker) { return head_is_speaker && m == Modality::kAsserted; }
-
 double Share(size_t part, size_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
@@ -570,12 +567,7 @@ std::vector<AnnotatedTurn> UnannotatedTurns(const Dataset& d, const std::set<std
 Status TrainFrameReader(const TrainExtractorArgs& args, const IprConfig& base, const std::string& root,
                         const std::vector<AnnotatedTurn>& annotated, FeatureResources res, ExtractorModels* models,
                         std::string* summary) {
-  const std::string lex_path = args.lexicon_path.empty() ? DefaultLexiconPath() : args.lexicon_path;
-  auto lex = Lexicon::Open(lex_path);
-  if (!lex.ok()) return lex.status().WithContext("the frame reader reads word vectors");
-  res.word_vector = LexiconWordVectors(std::shared_ptr<const Lexicon>(std::move(lex).value()));
-  if (!res.word_vector)
-    return Status::FailedPrecondition(fmt::format("the frame reader needs a {}-d lexicon; {} is not", kWordVectorDim, lex_path));
+  ASSIGN_OR_RETURN(res.word_vector, OpenWordVectors(args.lexicon_path));
   std::vector<FrameRow> x;
   std::vector<uint8_t> y;
   for (const AnnotatedTurn& t : annotated) AddFrameRows(t, models->clusters, res, &x, &y);
@@ -830,14 +822,12 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
   FeatureResources res = MakeResources(wn, onto);
   std::string frame = "none";
   if ((*probe)->frame) {
-    const std::string lex_path = args.lexicon_path.empty() ? DefaultLexiconPath() : args.lexicon_path;
-    auto lex = Lexicon::Open(lex_path);
-    if (!lex.ok()) {
-      fmt::print(stderr, "eval extractor: the models have a frame reader, which reads word vectors: {}\n",
-                 lex.status().ToString());
+    auto vectors = OpenWordVectors(args.lexicon_path);
+    if (!vectors.ok()) {
+      fmt::print(stderr, "eval extractor: the models have a frame reader: {}\n", vectors.status().ToString());
       return 1;
     }
-    res.word_vector = LexiconWordVectors(std::shared_ptr<const Lexicon>(std::move(lex).value()));
+    res.word_vector = std::move(vectors).value();
     frame = fmt::format("at {:.2f}", eo.frame_threshold);
   }
   std::shared_ptr<const Verifier> verifier;
