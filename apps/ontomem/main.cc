@@ -397,6 +397,10 @@ int main(int argc, char** argv) {
   train_ex->add_option("--ipr-extra-dialogues", ta.ipr_extra_dialogues,
                        "IPR-synth train dialogues per extra set (set i: phrasing file i mod n, entity file i mod n)")
       ->capture_default_str();
+  train_ex->add_option("--idiom-drills", ta.idiom_drills,
+                       "generated idiom drills on top of the others (\"I'm a sucker for X\"; docs/extraction.md)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   train_ex->add_flag("--frame-reader", ta.frame_reader,
                      "also train the frame reader over word vectors (frame.bin; docs/extraction.md)");
   train_ex->add_option("--frame-phrasing", ta.frame_phrasing_paths,

@@ -372,16 +372,71 @@ const std::vector<Tmpl>& Templates() {
   return t;
 }
 
-}  // namespace
+// Idioms of taste and need (session 31): the statements the fresh-phrasing dev sets miss are
+// idioms the templates above never show. Written from general English; none copied from an
+// evaluation file. A separate list with its own draws, so the drills above stay as they were.
+const std::vector<Tmpl>& IdiomTemplates() {
+  static const std::vector<Tmpl> t = {
+      {"LIKES", "asserted", "I'm a sucker for {x}", &kStanceThings},
+      {"LIKES", "asserted", "{x} is my go-to", &kStanceThings},
+      {"LIKES", "asserted", "you can't beat {x}", &kStanceThings},
+      {"LIKES", "asserted", "{x} is my jam", &kStanceThings},
+      {"LIKES", "asserted", "I have a real weakness for {x}", &kStanceThings},
+      {"LIKES", "asserted", "give me {x} any day of the week", &kStanceThings},
+      {"LIKES", "asserted", "{x} is my guilty pleasure", &kStanceThings},
+      {"LIKES", "asserted", "I could happily live on {x}", &kStanceThings},
+      {"LIKES", "asserted", "{x} is my happy place", &kStanceActivities},
+      {"LIKES", "asserted", "I'm always up for {x}", &kStanceActivities},
+      {"LIKES", "asserted", "{x} is very much my cup of tea", &kStanceThings},
+      {"LIKES", "asserted", "count me in for {x} any time", &kStanceActivities},
+      {"LIKES", "asserted", "{x} really does it for me", &kStanceThings},
+      {"LIKES", "asserted", "I'd choose {x} over anything else", &kStanceThings},
+      {"LIKES", "asserted", "nothing beats {x}", &kStanceThings},
+      {"LIKES", "asserted", "I'm completely hooked on {x}", &kStanceThings},
+      {"LIKES", "asserted", "{x} hits the spot every time", &kStanceThings},
+      {"LIKES", "asserted", "{x} really pays off for me", &kStanceActivities},
+      {"LIKES", "asserted", "{x} makes me feel great", &kStanceActivities},
+      {"LIKES", "asserted", "I keep coming back to {x}", &kStanceThings},
+      {"LIKES", "asserted", "{x} is the one for me", &kStanceThings},
+      {"DISLIKES", "asserted", "{x} drives me up the wall", &kStanceThings},
+      {"DISLIKES", "asserted", "I can't be doing with {x}", &kStanceThings},
+      {"DISLIKES", "asserted", "{x} does nothing for me", &kStanceThings},
+      {"DISLIKES", "asserted", "you won't catch me anywhere near {x}", &kStanceThings},
+      {"DISLIKES", "asserted", "{x} makes my skin crawl", &kStanceThings},
+      {"DISLIKES", "asserted", "I've had it up to here with {x}", &kStanceThings},
+      {"DISLIKES", "asserted", "{x} is a hard pass for me", &kStanceThings},
+      {"DISLIKES", "asserted", "{x} leaves me cold", &kStanceThings},
+      {"DISLIKES", "asserted", "count me out when it comes to {x}", &kStanceActivities},
+      {"DISLIKES", "asserted", "{x} is the bane of my life", &kStanceThings},
+      {"DISLIKES", "asserted", "I'd rather stay home than sit through {x}", &kStanceThings},
+      {"ALLERGIC_TO", "asserted", "{x} makes me break out in a rash", &kAllergens},
+      {"ALLERGIC_TO", "asserted", "my throat swells up if I have {x}", &kAllergens},
+      {"ALLERGIC_TO", "asserted", "{x} would land me in the ER", &kAllergens},
+      {"ALLERGIC_TO", "asserted", "I carry an EpiPen because of {x}", &kAllergens},
+      {"ALLERGIC_TO", "asserted", "my body can't handle {x}", &kAllergens},
+      {"USES", "asserted", "I swear by {x}", &kTools},
+      {"USES", "asserted", "I run my whole life through {x}", &kTools},
+      {"USES", "asserted", "{x} is open on my phone all day", &kTools},
+      {"FOLLOWS_DIET", "asserted", "I stick to {x} food", &kDiets},
+      {"FOLLOWS_DIET", "asserted", "{x} is how I eat these days", &kDiets},
+      {"HAS_HABIT", "asserted", "{x} is a fixture of my week", &kStanceActivities},
+      {"HAS_HABIT", "asserted", "you'll find me {x} most Saturdays", &kStanceActivities},
+      // The same idioms about the addressee, or as questions: no fact of the speaker.
+      {"", "", "are you a sucker for {x} too?", &kStanceThings},
+      {"", "", "is {x} your cup of tea?", &kStanceThings},
+      {"", "", "does {x} drive you up the wall?", &kStanceThings},
+      {"", "", "I took the day off for {x}", &kStanceActivities},
+  };
+  return t;
+}
 
-std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
+std::vector<AnnotatedTurn> Generate(const std::vector<Tmpl>& T, const char* prefix, int n, uint64_t seed) {
   std::mt19937_64 g(seed);
   auto pick = [&g](const V& v) -> const std::string& { return v[g() % v.size()]; };
-  const auto& T = Templates();
   std::vector<AnnotatedTurn> out;
   for (int i = 0; i < n; ++i) {
     AnnotatedTurn a;
-    a.id = fmt::format("drill/{}", i);
+    a.id = fmt::format("{}/{}", prefix, i);
     a.speaker = pick(kNames);
     std::string& text = a.text;
     if (g() % 100 < 35) text += pick(kFiller) + " ";
@@ -464,6 +519,14 @@ std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) {
     out.push_back(std::move(a));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed) { return Generate(Templates(), "drill", n, seed); }
+
+std::vector<AnnotatedTurn> GenerateIdiomDrills(int n, uint64_t seed) {
+  return Generate(IdiomTemplates(), "idiom", n, seed);
 }
 
 }  // namespace ontomem::extract

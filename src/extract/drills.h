@@ -13,5 +13,8 @@ namespace ontomem::extract {
 
 // `n` drill turns (ids "drill/<i>"), deterministic in `seed`.
 std::vector<AnnotatedTurn> GenerateDrills(int n, uint64_t seed);
+// `n` drill turns (ids "idiom/<i>") stating preferences, allergies, tools and habits in idioms
+// ("I'm a sucker for {x}", "{x} drives me up the wall"), plus the same idioms as questions.
+std::vector<AnnotatedTurn> GenerateIdiomDrills(int n, uint64_t seed);
 
 }  // namespace ontomem::extract

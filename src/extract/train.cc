@@ -678,6 +678,7 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   const size_t n_ipr = train.size();
   // (c) extraction drills for the relations IPR-synth does not cover.
   for (auto& d : GenerateDrills(args.drills, args.seed + 1)) train.push_back(std::move(d));
+  for (auto& d : GenerateIdiomDrills(args.idiom_drills, args.seed + 2)) train.push_back(std::move(d));
   // (b) odd-id handwritten annotations.
   const std::string hand_path =
       args.handwritten_path.empty() ? root + "/data/annotations/handwritten.jsonl" : args.handwritten_path;
@@ -737,10 +738,10 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
     fmt::print(stderr, "train extractor: {}\n", st.ToString());
     return 1;
   }
-  fmt::print("trained extractor on {} turns ({} IPR-synth train from {} dialogues{}, {} drills, {} handwritten odd-id), "
-             "{} facts\n", stats.turns, n_ipr, args.ipr_dialogues,
-             n_extra ? fmt::format(" and {} extra sets of {}", n_extra, args.ipr_extra_dialogues) : "", args.drills, n_hand,
-             stats.facts);
+  fmt::print("trained extractor on {} turns ({} IPR-synth train from {} dialogues{}, {} drills, {} idiom drills, {} "
+             "handwritten odd-id), {} facts\n", stats.turns, n_ipr, args.ipr_dialogues,
+             n_extra ? fmt::format(" and {} extra sets of {}", n_extra, args.ipr_extra_dialogues) : "", args.drills,
+             args.idiom_drills, n_hand, stats.facts);
   fmt::print("word table: {} ({:.1f}s); resources: {}\n", note, word_secs, wired.empty() ? "none" : wired);
   fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
              stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));

@@ -111,6 +111,7 @@ struct TrainExtractorArgs {
   std::string out_dir;           // where extractor/*.bin go; "" = DefaultModelsDir()
   int ipr_dialogues = 500;       // IPR-synth train dialogues generated in-process
   int drills = 6000;             // generated drill utterances (extract/drills.h) for all relations
+  int idiom_drills = 0;          // GenerateIdiomDrills utterances on top (docs/extraction.md)
   uint64_t seed = 20261202;      // IPR-synth seed (the frozen splits' seed)
   int ipr_phrasing_fold = -1;    // half of the IPR phrasing (IprConfig::phrasing_fold); -1 = all
   // Statement templates and entity lists written for training (gen-ipr --phrasing and --entities
