@@ -276,5 +276,23 @@ TEST_F(CliTest, TrainExtractorWithAFrameReader) {
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/f3/extractor/tagger.bin"));
 }
 
+TEST_F(CliTest, TrainExtractorWithFallbackPerceptrons) {
+  const std::string base = "train extractor --filler '' --ipr-dialogues 10 --lexicon '" + lexicon_ + "' --out '" + dir_ + "/fb'";
+  CliRun r = Cli(base + " --fallback-idiom-drills 200");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("fallback perceptrons: 200 idiom drills"), std::string::npos) << r.out;
+  for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin"})
+    EXPECT_TRUE(std::filesystem::exists(dir_ + "/fb/extractor/fallback/" + f)) << f;
+  CliRun e = Cli("eval extractor --models '" + dir_ + "/fb' --dataset '" + std::string(ONTOMEM_SOURCE_DIR) +
+                 "/data/handwritten/chats_dev2.json'");
+  ASSERT_EQ(e.code, 0) << e.err;
+  EXPECT_NE(e.out.find("fallback perceptrons"), std::string::npos) << e.out;
+  // A retrain without them leaves no stale fallback next to the new models.
+  CliRun plain = Cli(base);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/fb/extractor/fallback"));
+  EXPECT_NE(Cli(base + " --fallback-idiom-drills -5").code, 0);
+}
+
 }  // namespace
 }  // namespace ontomem

@@ -401,6 +401,11 @@ int main(int argc, char** argv) {
                        "generated idiom drills on top of the others (\"I'm a sucker for X\"; docs/extraction.md)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  train_ex->add_option("--fallback-idiom-drills", ta.fallback_idiom_drills,
+                       "also train fallback perceptrons (extractor/fallback/) with this many idiom drills, asked for turns "
+                       "the main ones give no current fact of the speaker (0 = none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   train_ex->add_flag("--frame-reader", ta.frame_reader,
                      "also train the frame reader over word vectors (frame.bin; docs/extraction.md)");
   train_ex->add_option("--frame-phrasing", ta.frame_phrasing_paths,

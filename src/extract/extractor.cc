@@ -45,15 +45,45 @@ std::unique_ptr<Extractor> Extractor::FromModels(std::shared_ptr<const Extractor
   return e;
 }
 
+namespace {
+
+bool HasCurrentAboutSpeaker(const std::vector<Assertion>& found, float threshold) {
+  for (const Assertion& a : found)
+    if (a.confidence >= threshold && AboutSpeaker(a.modality, a.head_is_speaker)) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
-  std::vector<Assertion> out;
   const Prepared p = Prepare(turn.text, turn.speaker, models_->clusters, res_);
-  if (p.tokens.empty()) return out;
+  if (p.tokens.empty()) return {};
+  std::vector<Assertion> found = Perceive(*models_, turn, seq, p);
+  if (models_->fallback && !HasCurrentAboutSpeaker(found, options_.threshold)) {
+    const ExtractorModels& fb = *models_->fallback;
+    const Prepared q = Prepare(turn.text, turn.speaker, fb.clusters, res_);
+    bool added = false;
+    for (Assertion& a : Perceive(fb, turn, seq, q))
+      if (a.confidence >= options_.threshold && AboutSpeaker(a.modality, a.head_is_speaker)) {
+        found.push_back(std::move(a));
+        added = true;
+      }
+    if (added)
+      std::stable_sort(found.begin(), found.end(),
+                       [](const Assertion& x, const Assertion& y) { return x.confidence > y.confidence; });
+  }
+  if (models_->frame && res_.word_vector) ReadFrame(turn, seq, p, &found);
+  return found;
+}
+
+std::vector<Assertion> Extractor::Perceive(const ExtractorModels& models, const Turn& turn, int64_t seq,
+                                           const Prepared& p) const {
+  std::vector<Assertion> out;
   const std::vector<Candidate> cands =
-      GenerateCandidates(models_->tagger, models_->relation, p, res_, options_.max_relations_per_span);
+      GenerateCandidates(models.tagger, models.relation, p, res_, options_.max_relations_per_span);
   for (const auto& c : cands) {
     const Eigen::Map<const Eigen::VectorXf> x(c.x.data(), kScorerInputs);
-    const float prob = models_->scorer.Forward(x)(0);
+    const float prob = models.scorer.Forward(x)(0);
     if (prob < options_.min_confidence) continue;
     Assertion a;
     const Token& tb = p.tokens[static_cast<size_t>(c.span.begin)];
@@ -98,13 +128,11 @@ std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
       dup |= d.tail_begin == a.tail_begin && d.tail_end == a.tail_end && d.relation == a.relation;
     if (!dup) dedup.push_back(std::move(a));
   }
-  if (models_->frame && res_.word_vector) ReadFrame(turn, seq, p, &dedup);
   return dedup;
 }
 
 void Extractor::ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std::vector<Assertion>* found) const {
-  for (const Assertion& a : *found)
-    if (a.confidence >= options_.threshold && AboutSpeaker(a.modality, a.head_is_speaker)) return;
+  if (HasCurrentAboutSpeaker(*found, options_.threshold)) return;
   const FrameReader::Reading r = models_->frame->Read(p, res_);
   if (r.score < options_.frame_threshold) return;
   const SpanRef span{r.run.begin, r.run.end};

@@ -2,7 +2,8 @@
 //   tokens -> BIO span tagger (tails, holders) -> relation + modality classifier (top-2
 //   relations per span: over-generation) -> candidate scorer (2-layer MLP, 256 sigmoid units)
 //   -> verifier (rules by default, optional LLM) -> Assertion{confidence}; then, for a turn with
-//   no current assertion about its speaker, the frame reader over word vectors (frame_reader.h).
+//   no current assertion about its speaker, the fallback perceptrons' current ones about the
+//   speaker (when the models have them) and the frame reader over word vectors (frame_reader.h).
 // Callers put assertions with confidence >= options.threshold into the graph; the rest stay
 // vector-only (docs/extraction.md).
 #pragma once
@@ -68,6 +69,8 @@ class Extractor {
 
  private:
   Extractor() = default;
+  // The perceptrons' candidates of `models` (one per tail span and relation, best first).
+  std::vector<Assertion> Perceive(const ExtractorModels& models, const Turn& turn, int64_t seq, const Prepared& p) const;
   // The frame reader's assertion for a turn `found` holds no current one about the speaker.
   void ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std::vector<Assertion>* found) const;
   ExtractorOptions options_;

@@ -265,6 +265,8 @@ Status ExtractorModels::Save(const std::string& dir) const {
   // A frame.bin left from an earlier training would pair an old reader with these models.
   if (frame) RETURN_IF_ERROR(frame->Save(dir + "/frame.bin"));
   else std::filesystem::remove(dir + "/frame.bin", ec);
+  if (fallback) RETURN_IF_ERROR(fallback->Save(dir + "/fallback"));
+  else std::filesystem::remove_all(dir + "/fallback", ec);
   return Status::Ok();
 }
 
@@ -305,6 +307,10 @@ StatusOr<std::unique_ptr<ExtractorModels>> ExtractorModels::Load(const std::stri
   if (std::error_code ec; std::filesystem::exists(dir + "/frame.bin", ec)) {
     ASSIGN_OR_RETURN(FrameReader f, FrameReader::Load(dir + "/frame.bin"));
     m->frame = f;
+  }
+  if (std::error_code ec; std::filesystem::exists(dir + "/fallback/tagger.bin", ec)) {
+    ASSIGN_OR_RETURN(auto f, Load(dir + "/fallback"));
+    m->fallback = std::move(f);
   }
   return m;
 }

@@ -80,9 +80,12 @@ struct ExtractorModels {
   RelationModel relation;
   learn::Mlp scorer;  // kScorerInputs -> 256 sigmoid -> 1 sigmoid
   std::optional<FrameReader> frame;  // optional: frame.bin (`train extractor --frame-reader`)
+  // Optional: a second set of perceptrons under fallback/, asked only for a turn these give no
+  // current assertion about its speaker (Extractor::Extract), so that what they read stays.
+  std::shared_ptr<const ExtractorModels> fallback;
 
   // Files under `dir`: clusters.bin, tagger.bin, relation.bin, scorer.bin and, when there is
-  // one, frame.bin (Save removes a frame.bin these models do not have).
+  // one, frame.bin and fallback/ (Save removes a frame.bin or fallback/ these models do not have).
   Status Save(const std::string& dir) const;
   static StatusOr<std::unique_ptr<ExtractorModels>> Load(const std::string& dir);
 };

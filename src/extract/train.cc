@@ -679,6 +679,7 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   // (c) extraction drills for the relations IPR-synth does not cover.
   for (auto& d : GenerateDrills(args.drills, args.seed + 1)) train.push_back(std::move(d));
   for (auto& d : GenerateIdiomDrills(args.idiom_drills, args.seed + 2)) train.push_back(std::move(d));
+  const size_t idiom_end = train.size();
   // (b) odd-id handwritten annotations.
   const std::string hand_path =
       args.handwritten_path.empty() ? root + "/data/annotations/handwritten.jsonl" : args.handwritten_path;
@@ -710,23 +711,35 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   }
   std::string wired;
   const FeatureResources res = MakeResources(wn, onto, &wired);
-  std::vector<std::string> extra;
-  {
-    std::unordered_set<std::string> seen;
-    for (const auto& t : train)
-      for (const auto& tok : TokenizeWithOffsets(t.text))
-        if (!tok.punct && seen.insert(tok.lower).second) extra.push_back(tok.lower);
-  }
   const std::string lex_path = args.lexicon_path.empty() ? DefaultLexiconPath() : args.lexicon_path;
   std::string note;
-  const auto tw = Clock::now();
-  ClusterTable words = BuildWordTable(lex_path, args.clusters, args.cluster_words, wn.get(), extra, &note);
-  if (onto) note += ",gazetteer";
-  words.set_sources(note);
-  const double word_secs = Since(tw);
-  TrainOptions topt = args.train;
+  double word_secs = 0;
+  // The word table covers the training text's words, so each set of models gets its own.
+  auto train_on = [&](const std::vector<AnnotatedTurn>& turns, TrainStats* stats) {
+    std::vector<std::string> extra;
+    std::unordered_set<std::string> seen;
+    for (const auto& t : turns)
+      for (const auto& tok : TokenizeWithOffsets(t.text))
+        if (!tok.punct && seen.insert(tok.lower).second) extra.push_back(tok.lower);
+    note.clear();
+    const auto tw = Clock::now();
+    ClusterTable words = BuildWordTable(lex_path, args.clusters, args.cluster_words, wn.get(), extra, &note);
+    if (onto) note += ",gazetteer";
+    words.set_sources(note);
+    word_secs += Since(tw);
+    return TrainModels(turns, std::move(words), res, args.train, stats);
+  };
   TrainStats stats;
-  auto models = TrainModels(train, std::move(words), res, topt, &stats);
+  auto models = train_on(train, &stats);
+  if (args.fallback_idiom_drills > 0) {
+    // The same turns with the idiom drills where --idiom-drills puts them (--idiom-drills N
+    // --out D trains D's main models exactly as this fallback).
+    std::vector<AnnotatedTurn> with_idioms(train.begin(), train.begin() + static_cast<long>(idiom_end));
+    for (auto& d : GenerateIdiomDrills(args.fallback_idiom_drills, args.seed + 2)) with_idioms.push_back(std::move(d));
+    with_idioms.insert(with_idioms.end(), train.begin() + static_cast<long>(idiom_end), train.end());
+    TrainStats fb_stats;
+    models->fallback = train_on(with_idioms, &fb_stats);
+  }
   std::string frame_summary;
   if (args.frame_reader) {
     if (Status st = TrainFrameReader(args, cfg, root, train, res, models.get(), &frame_summary); !st.ok()) {
@@ -746,8 +759,10 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
   fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
              stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));
   if (!frame_summary.empty()) fmt::print("{}\n", frame_summary);
-  for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin", "frame.bin"}) {
+  if (models->fallback) fmt::print("fallback perceptrons: {} idiom drills on top\n", args.fallback_idiom_drills);
+  for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin", "frame.bin", "fallback/scorer.bin"}) {
     if (std::string(f) == "frame.bin" && !models->frame) continue;
+    if (std::string(f) == "fallback/scorer.bin" && !models->fallback) continue;
     std::error_code ec;
     fmt::print("  {}/{}: {} bytes\n", out_dir, f, fs::file_size(fs::path(out_dir) / f, ec));
   }
@@ -837,9 +852,11 @@ int RunEvalExtractor(const EvalExtractorArgs& args) {
     llm = std::make_shared<LlmVerifier>(args.llm_options, std::make_shared<RuleVerifier>(res));
     verifier = llm;
   }
+  const bool fallback = (*probe)->fallback != nullptr;
   auto ex = Extractor::FromModels(std::shared_ptr<const ExtractorModels>(std::move(probe).value()), eo, res, verifier);
-  fmt::print("extractor models: {}/extractor (trained with: {}); threshold {:.2f}; frame reader {}; verifier {}\n", dir,
-             sources, args.threshold, frame, ex->verifier().name());
+  fmt::print("extractor models: {}/extractor (trained with: {}); threshold {:.2f}; fallback perceptrons {}; frame reader "
+             "{}; verifier {}\n",
+             dir, sources, args.threshold, fallback ? "yes" : "none", frame, ex->verifier().name());
   int rc = 0;
   if (!args.datasets.empty()) {
     for (const std::string& path : args.datasets) {

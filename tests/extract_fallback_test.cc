@@ -1,0 +1,150 @@
+// The fallback perceptrons (ExtractorModels::fallback): asked only for a turn the main models
+// give no current fact about its speaker, and only such facts of theirs are kept; saved and
+// loaded with the main models, never left stale.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "extract/drills.h"
+#include "extract/extractor.h"
+#include "extract/models.h"
+#include "extract/train.h"
+#include "extract_fixtures.h"
+#include "test_util.h"
+
+namespace ontomem::extract {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool CurrentOfSpeaker(const Assertion& a) { return AboutSpeaker(a.modality, a.head_is_speaker); }
+
+bool SameAssertion(const Assertion& a, const Assertion& b) {
+  return a.relation == b.relation && a.tail_begin == b.tail_begin && a.tail_end == b.tail_end &&
+         a.modality == b.modality && a.head_is_speaker == b.head_is_speaker && a.confidence == b.confidence;
+}
+
+class ExtractFallback : public ::testing::Test {
+ protected:
+  // Main models that never saw an idiom drill; the fallback saw 1,000.
+  static void SetUpTestSuite() {
+    std::vector<AnnotatedTurn> plain = GenerateDrills(1500, 11);
+    std::vector<AnnotatedTurn> idioms = plain;
+    for (auto& d : GenerateIdiomDrills(1000, 12)) idioms.push_back(std::move(d));
+    TrainOptions o;
+    o.scorer_epochs = 15;
+    TrainStats stats;
+    auto main_models = TrainModels(plain, ClusterTable(), FeatureResources(), o, &stats);
+    main_ = Extractor::FromModels(main_models, ExtractorOptions());
+    auto with = std::make_shared<ExtractorModels>(*main_models);
+    with->fallback = TrainModels(idioms, ClusterTable(), FeatureResources(), o, &stats);
+    with_ = Extractor::FromModels(with, ExtractorOptions());
+  }
+  static void TearDownTestSuite() {
+    main_.reset();
+    with_.reset();
+  }
+  static std::vector<Assertion> Main(const std::string& text) { return fixtures::Accepted(*main_, text); }
+  static std::vector<Assertion> With(const std::string& text) { return fixtures::Accepted(*with_, text); }
+
+  static std::unique_ptr<Extractor> main_, with_;
+};
+std::unique_ptr<Extractor> ExtractFallback::main_, ExtractFallback::with_;
+
+TEST_F(ExtractFallback, ReadsIdiomsTheMainModelsMiss) {
+  // Idioms of the fallback's drills over words the drills' vocabulary does not have.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Honestly, I'm a sucker for jigsaw puzzles.", "LIKES"},
+      {"Opera drives me up the wall!", "DISLIKES"},
+      {"Walnuts would land me in the ER.", "ALLERGIC_TO"},
+      {"I swear by Obsidian.", "USES"},
+      {"Line dancing is a fixture of my week.", "HAS_HABIT"},
+      {"Ballet leaves me cold.", "DISLIKES"},
+      {"Give me goulash any day of the week.", "LIKES"},
+      {"You won't catch me anywhere near karaoke.", "DISLIKES"},
+      {"Mosaics make my skin crawl.", "DISLIKES"},
+      {"Sea shanties are my guilty pleasure.", "LIKES"}};
+  size_t missed = 0, read = 0;
+  for (const auto& [text, relation] : cases) {
+    bool main_read = false;
+    for (const auto& a : Main(text)) main_read |= CurrentOfSpeaker(a);
+    if (main_read) continue;
+    ++missed;
+    for (const auto& a : With(text))
+      if (CurrentOfSpeaker(a) && a.relation == relation) {
+        ++read;
+        EXPECT_EQ(a.source_turn, "T1");
+        break;
+      }
+  }
+  // Small models without a word table (3 of 8 here): the claim is that the fallback reads
+  // idioms the main models miss, with the right relation, and adds nothing else (next tests).
+  ASSERT_GE(missed, 3u) << "the main models read these idioms already: pick others";
+  EXPECT_GE(read, 2u) << read << " of " << missed;
+}
+
+TEST_F(ExtractFallback, KeepsTheMainReadingWhenThereIsOne) {
+  for (const std::string text : {"I love jazz.", "I'm allergic to peanuts.", "I use Notion for everything."}) {
+    const auto main = Main(text), with = With(text);
+    bool current = false;
+    for (const auto& a : main) current |= CurrentOfSpeaker(a);
+    ASSERT_TRUE(current) << text;
+    ASSERT_EQ(main.size(), with.size()) << text;
+    for (size_t i = 0; i < main.size(); ++i) EXPECT_TRUE(SameAssertion(main[i], with[i])) << text;
+  }
+}
+
+TEST_F(ExtractFallback, AddsOnlyCurrentFactsOfTheSpeaker) {
+  for (const std::string text :
+       {"Are you a sucker for jigsaw puzzles too?", "My sister is a sucker for jigsaw puzzles.",
+        "I used to be a sucker for jigsaw puzzles.", "It was a long day at work today."}) {
+    const auto main = Main(text), with = With(text);
+    for (const auto& a : with) {
+      bool from_main = false;
+      for (const auto& m : main) from_main |= SameAssertion(a, m);
+      if (!from_main) EXPECT_TRUE(CurrentOfSpeaker(a)) << text << ": " << a.relation << " " << a.tail;
+    }
+  }
+}
+
+TEST(ExtractModels, FallbackIsSavedLoadedAndNeverStale) {
+  TrainOptions o;
+  o.scorer_epochs = 2;
+  o.tagger_epochs = 2;
+  o.relation_epochs = 2;
+  TrainStats stats;
+  auto m = TrainModels(GenerateDrills(200, 3), ClusterTable(), FeatureResources(), o, &stats);
+  m->fallback = TrainModels(GenerateIdiomDrills(200, 4), ClusterTable(), FeatureResources(), o, &stats);
+  const std::string root = ontomem::testing::MakeTempDir("extract_fallback"), dir = root + "/extractor";
+  ASSERT_TRUE(m->Save(dir).ok());
+  ASSERT_TRUE(fs::exists(dir + "/fallback/scorer.bin"));
+  auto loaded = ExtractorModels::Load(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_TRUE((*loaded)->fallback);
+  EXPECT_EQ((*loaded)->fallback->scorer.Serialize(), m->fallback->scorer.Serialize());
+  EXPECT_FALSE((*loaded)->fallback->fallback);
+  // A damaged fallback file fails the load, naming it.
+  {
+    std::fstream f(dir + "/fallback/relation.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f.put('\x7f');
+  }
+  auto bad = ExtractorModels::Load(dir);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fallback/relation.bin"), std::string::npos) << bad.status().message();
+  // Models trained without a fallback do not keep an earlier one.
+  m->fallback.reset();
+  ASSERT_TRUE(m->Save(dir).ok());
+  EXPECT_FALSE(fs::exists(dir + "/fallback"));
+  auto plain = ExtractorModels::Load(dir);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_FALSE((*plain)->fallback);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace ontomem::extract
