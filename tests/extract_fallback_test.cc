@@ -40,6 +40,13 @@ class ExtractFallback : public ::testing::Test {
     TrainStats stats;
     auto main_models = TrainModels(plain, ClusterTable(), FeatureResources(), o, &stats);
     main_ = Extractor::FromModels(main_models, ExtractorOptions());
+    // Models that read nothing (trained on turns without facts), with the drills' models as
+    // their fallback: every reading then comes from the fallback.
+    std::vector<AnnotatedTurn> nothing = GenerateDrills(300, 13);
+    for (auto& t : nothing) t.facts.clear();
+    auto blank = TrainModels(nothing, ClusterTable(), FeatureResources(), o, &stats);
+    blank->fallback = main_models;
+    blank_ = Extractor::FromModels(blank, ExtractorOptions());
     auto with = std::make_shared<ExtractorModels>(*main_models);
     with->fallback = TrainModels(idioms, ClusterTable(), FeatureResources(), o, &stats);
     with_ = Extractor::FromModels(with, ExtractorOptions());
@@ -47,13 +54,14 @@ class ExtractFallback : public ::testing::Test {
   static void TearDownTestSuite() {
     main_.reset();
     with_.reset();
+    blank_.reset();
   }
   static std::vector<Assertion> Main(const std::string& text) { return fixtures::Accepted(*main_, text); }
   static std::vector<Assertion> With(const std::string& text) { return fixtures::Accepted(*with_, text); }
 
-  static std::unique_ptr<Extractor> main_, with_;
+  static std::unique_ptr<Extractor> main_, with_, blank_;
 };
-std::unique_ptr<Extractor> ExtractFallback::main_, ExtractFallback::with_;
+std::unique_ptr<Extractor> ExtractFallback::main_, ExtractFallback::with_, ExtractFallback::blank_;
 
 TEST_F(ExtractFallback, ReadsIdiomsTheMainModelsMiss) {
   // Idioms of the fallback's drills over words the drills' vocabulary does not have.
@@ -98,17 +106,17 @@ TEST_F(ExtractFallback, KeepsTheMainReadingWhenThereIsOne) {
   }
 }
 
-TEST_F(ExtractFallback, AddsOnlyCurrentFactsOfTheSpeaker) {
-  for (const std::string text :
-       {"Are you a sucker for jigsaw puzzles too?", "My sister is a sucker for jigsaw puzzles.",
-        "I used to be a sucker for jigsaw puzzles.", "It was a long day at work today."}) {
-    const auto main = Main(text), with = With(text);
-    for (const auto& a : with) {
-      bool from_main = false;
-      for (const auto& m : main) from_main |= SameAssertion(a, m);
-      if (!from_main) EXPECT_TRUE(CurrentOfSpeaker(a)) << text << ": " << a.relation << " " << a.tail;
+TEST_F(ExtractFallback, KeepsNoPastHypotheticalOrReportedFact) {
+  size_t current = 0;
+  for (const std::string text : {"My sister loves jazz.", "I used to love jazz.", "I might give pottery a try.",
+                                 "I love jazz.", "Tom can't stand crowds."}) {
+    ASSERT_TRUE(Main(text).size() > 0) << text << ": the drills' models read something here";
+    for (const auto& a : fixtures::Accepted(*blank_, text)) {
+      EXPECT_TRUE(CurrentOfSpeaker(a)) << text << ": " << a.relation << " " << a.tail;
+      ++current;
     }
   }
+  EXPECT_GE(current, 2u) << "\"I love jazz\" and the sister (HAS_RELATIVE) are the speaker's current facts";
 }
 
 TEST(ExtractModels, FallbackIsSavedLoadedAndNeverStale) {
