@@ -64,18 +64,16 @@ class ExtractFallback : public ::testing::Test {
 std::unique_ptr<Extractor> ExtractFallback::main_, ExtractFallback::with_, ExtractFallback::blank_;
 
 TEST_F(ExtractFallback, ReadsIdiomsTheMainModelsMiss) {
-  // Idioms of the fallback's drills over words the drills' vocabulary does not have.
+  // Stance idioms of the fallback's drills over words the drills' vocabulary does not have.
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"Honestly, I'm a sucker for jigsaw puzzles.", "LIKES"},
       {"Opera drives me up the wall!", "DISLIKES"},
-      {"Walnuts would land me in the ER.", "ALLERGIC_TO"},
-      {"I swear by Obsidian.", "USES"},
-      {"Line dancing is a fixture of my week.", "HAS_HABIT"},
       {"Ballet leaves me cold.", "DISLIKES"},
       {"Give me goulash any day of the week.", "LIKES"},
       {"You won't catch me anywhere near karaoke.", "DISLIKES"},
       {"Mosaics make my skin crawl.", "DISLIKES"},
-      {"Sea shanties are my guilty pleasure.", "LIKES"}};
+      {"Sea shanties are my guilty pleasure.", "LIKES"},
+      {"Croquet is my happy place.", "LIKES"}};
   size_t missed = 0, read = 0;
   for (const auto& [text, relation] : cases) {
     bool main_read = false;
@@ -89,8 +87,8 @@ TEST_F(ExtractFallback, ReadsIdiomsTheMainModelsMiss) {
         break;
       }
   }
-  // Small models without a word table (3 of 8 here): the claim is that the fallback reads
-  // idioms the main models miss, with the right relation, and adds nothing else (next tests).
+  // Small models without a word table: the claim is that the fallback reads idioms the main
+  // models miss, with the right relation, and adds nothing else (next tests).
   ASSERT_GE(missed, 3u) << "the main models read these idioms already: pick others";
   EXPECT_GE(read, 2u) << read << " of " << missed;
 }
@@ -106,17 +104,19 @@ TEST_F(ExtractFallback, KeepsTheMainReadingWhenThereIsOne) {
   }
 }
 
-TEST_F(ExtractFallback, KeepsNoPastHypotheticalOrReportedFact) {
+TEST_F(ExtractFallback, KeepsOnlyCurrentStancesOfTheSpeaker) {
   size_t current = 0;
   for (const std::string text : {"My sister loves jazz.", "I used to love jazz.", "I might give pottery a try.",
-                                 "I love jazz.", "Tom can't stand crowds."}) {
+                                 "Tom can't stand crowds.", "I'm allergic to peanuts.", "I love jazz.",
+                                 "I can't stand crowds."}) {
     ASSERT_TRUE(Main(text).size() > 0) << text << ": the drills' models read something here";
     for (const auto& a : fixtures::Accepted(*blank_, text)) {
       EXPECT_TRUE(CurrentOfSpeaker(a)) << text << ": " << a.relation << " " << a.tail;
+      EXPECT_TRUE(a.relation == "LIKES" || a.relation == "DISLIKES") << text << ": " << a.relation;
       ++current;
     }
   }
-  EXPECT_GE(current, 2u) << "\"I love jazz\" and the sister (HAS_RELATIVE) are the speaker's current facts";
+  EXPECT_GE(current, 2u) << "\"I love jazz\" and \"I can't stand crowds\" are the speaker's current stances";
 }
 
 TEST(ExtractModels, FallbackIsSavedLoadedAndNeverStale) {

@@ -63,8 +63,11 @@ std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
     const ExtractorModels& fb = *models_->fallback;
     const Prepared q = Prepare(turn.text, turn.speaker, fb.clusters, res_);
     bool added = false;
+    // Stances only: the fallback's other relations were mostly misreads of chat turns
+    // ("FOLLOWS_DIET pharmacist"; docs/RESULTS.md session 31, rule 22).
     for (Assertion& a : Perceive(fb, turn, seq, q))
-      if (a.confidence >= options_.threshold && AboutSpeaker(a.modality, a.head_is_speaker)) {
+      if (a.confidence >= options_.threshold && AboutSpeaker(a.modality, a.head_is_speaker) &&
+          (a.relation == "LIKES" || a.relation == "DISLIKES")) {
         found.push_back(std::move(a));
         added = true;
       }
