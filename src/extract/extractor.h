@@ -2,8 +2,9 @@
 //   tokens -> BIO span tagger (tails, holders) -> relation + modality classifier (top-2
 //   relations per span: over-generation) -> candidate scorer (2-layer MLP, 256 sigmoid units)
 //   -> verifier (rules by default, optional LLM) -> Assertion{confidence}; then, for a turn with
-//   no current assertion about its speaker, the fallback perceptrons' current ones about the
-//   speaker (when the models have them) and the frame reader over word vectors (frame_reader.h).
+//   no current assertion about its speaker, the fallback perceptrons' current LIKES / DISLIKES
+//   of the speaker (when the models have them) and the frame reader over word vectors
+//   (frame_reader.h).
 // Callers put assertions with confidence >= options.threshold into the graph; the rest stay
 // vector-only (docs/extraction.md).
 #pragma once
