@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,11 +135,7 @@ TEST(ExtractModels, FallbackIsSavedLoadedAndNeverStale) {
   EXPECT_EQ((*loaded)->fallback->scorer.Serialize(), m->fallback->scorer.Serialize());
   EXPECT_FALSE((*loaded)->fallback->fallback);
   // A damaged fallback file fails the load, naming it.
-  {
-    std::fstream f(dir + "/fallback/relation.bin", std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(200);
-    f.put('\x7f');
-  }
+  ontomem::testing::DamageByte(dir + "/fallback/relation.bin", 200);
   auto bad = ExtractorModels::Load(dir);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("fallback/relation.bin"), std::string::npos) << bad.status().message();

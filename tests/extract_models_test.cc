@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "extract/extractor.h"
 #include "extract_fixtures.h"
@@ -123,11 +122,7 @@ TEST(ExtractModels, FrameReaderIsOptionalAndNeverStale) {
   x[0] = 1;
   EXPECT_FLOAT_EQ((*with)->frame->Score(x), (*plain)->frame->Score(x));
   // A damaged frame.bin fails the load like any other model file.
-  {
-    std::fstream f(dir + "/frame.bin", std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(100);
-    f.put('\x7f');
-  }
+  ontomem::testing::DamageByte(dir + "/frame.bin", 100);
   auto bad = ExtractorModels::Load(dir);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("frame.bin"), std::string::npos) << bad.status().message();
@@ -140,11 +135,7 @@ TEST(ExtractModels, FrameReaderIsOptionalAndNeverStale) {
 
 TEST(ExtractModels, CorruptedCheckpointGivesClearError) {
   const std::string dir = SaveTinyModels();
-  {
-    std::fstream f(dir + "/relation.bin", std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(200);
-    f.put('\x7f');
-  }
+  ontomem::testing::DamageByte(dir + "/relation.bin", 200);
   auto m = ExtractorModels::Load(dir);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kCorruption);

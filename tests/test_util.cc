@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -13,6 +14,13 @@ std::string MakeTempDir(const std::string& prefix) {
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return std::string(buf.data());
+}
+
+void DamageByte(const std::string& path, long offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + path);
+  f.seekp(offset);
+  f.put('\x7f');
 }
 
 uint64_t Fnv1a64(const std::string& s) {

@@ -13,6 +13,9 @@ namespace ontomem::testing {
 // inspection on failure).
 std::string MakeTempDir(const std::string& prefix);
 
+// Overwrites the byte at `offset` of an existing file with 0x7f (a damaged checkpoint).
+void DamageByte(const std::string& path, long offset);
+
 // FNV-1a 64-bit hash: the frozen-output checksums of generator tests.
 uint64_t Fnv1a64(const std::string& s);
 
