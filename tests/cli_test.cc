@@ -230,7 +230,9 @@ TEST_F(CliTest, DemoRunsOnTheTinyLexicon) {
 // templates and entities add turns; a bad file stops training with its name and the list.
 TEST_F(CliTest, TrainExtractorTakesExtraPhrasingAndEntitySets) {
   const std::string root = ONTOMEM_SOURCE_DIR;
-  const std::string base = "train extractor --filler '' --ipr-dialogues 10 --lexicon '" + lexicon_ + "' --out '" + dir_;
+  // No fallback perceptrons: they double the training time and this test is not about them.
+  const std::string base =
+      "train extractor --filler '' --ipr-dialogues 10 --fallback-idiom-drills 0 --lexicon '" + lexicon_ + "' --out '" + dir_;
   auto turns = [](const std::string& out) {
     const size_t at = out.find(" IPR-synth train");
     return at == std::string::npos ? 0 : std::stoul(out.substr(out.rfind('(', at) + 1));
@@ -254,7 +256,8 @@ TEST_F(CliTest, TrainExtractorTakesExtraPhrasingAndEntitySets) {
 // it (with the lexicon); frame options without --frame-reader or with a missing file train nothing.
 TEST_F(CliTest, TrainExtractorWithAFrameReader) {
   const std::string root = ONTOMEM_SOURCE_DIR;
-  const std::string base = "train extractor --filler '' --ipr-dialogues 10 --lexicon '" + lexicon_ + "' --out '" + dir_;
+  const std::string base =
+      "train extractor --filler '' --ipr-dialogues 10 --fallback-idiom-drills 0 --lexicon '" + lexicon_ + "' --out '" + dir_;
   const std::string chats = root + "/data/handwritten/chats_train2.json";
   CliRun r = Cli(base + "/f1' --frame-reader --frame-dialogues 5 --frame-phrasing '" + root +
                  "/data/handwritten/ipr_phrasing_train_a.json' --frame-negatives '" + chats + "'");
@@ -288,7 +291,7 @@ TEST_F(CliTest, TrainExtractorWithFallbackPerceptrons) {
   ASSERT_EQ(e.code, 0) << e.err;
   EXPECT_NE(e.out.find("fallback perceptrons"), std::string::npos) << e.out;
   // A retrain without them leaves no stale fallback next to the new models.
-  CliRun plain = Cli(base);
+  CliRun plain = Cli(base + " --fallback-idiom-drills 0");
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/fb/extractor/fallback"));
   EXPECT_NE(Cli(base + " --fallback-idiom-drills -5").code, 0);

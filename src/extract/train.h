@@ -113,8 +113,8 @@ struct TrainExtractorArgs {
   int drills = 6000;             // generated drill utterances (extract/drills.h) for all relations
   int idiom_drills = 0;          // GenerateIdiomDrills utterances on top (docs/extraction.md)
   // > 0: also train the fallback perceptrons (ExtractorModels::fallback) on the same turns plus
-  // this many idiom drills; 0: none.
-  int fallback_idiom_drills = 0;
+  // this many idiom drills; 0: none. 1000 since session 32 (rule 23, docs/RESULTS.md).
+  int fallback_idiom_drills = 1000;
   uint64_t seed = 20261202;      // IPR-synth seed (the frozen splits' seed)
   int ipr_phrasing_fold = -1;    // half of the IPR phrasing (IprConfig::phrasing_fold); -1 = all
   // Statement templates and entity lists written for training (gen-ipr --phrasing and --entities
