@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs method `full` over the dev files of scripts/dev_sets.sh and the hand-written natural-chat
+# and recall dev sets, once per graph-first combiner file given (a model change is judged on
+# several seeds of it: docs/RESULTS.md, sessions 22 and 32), with the models of MODELS-DIR.
+# Writes OUT-DIR/k3.txt, k5.txt (the small sets) and k10.txt (all); scripts/judge_dev.py
+# compares two such runs. About 8 minutes for three combiners on 2 cores.
+# Usage: scripts/judge_dev.sh [build-dir] DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin [COMBINER.bin ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD="$1"; DEV="$2"; OUT="$3"; MODELS="$4"; shift 4
+[ $# -ge 1 ] || { echo "usage: scripts/judge_dev.sh [build-dir] DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin..." >&2; exit 2; }
+B="$BUILD/bin/ontomem"
+H=data/handwritten
+METHODS=(); VARIANTS=()
+for i in $(seq 1 $#); do METHODS+=("full@combiner_variant=$i"); done
+for f in "$@"; do VARIANTS+=(--combiner-variant "$f"); done
+M=$(IFS=,; echo "${METHODS[*]}")
+SMALL=()
+for f in $H/chats_dev_matched.json $H/chats_dev2.json $H/chats_dev3.json $H/chats_dev4.json $H/chats_dev5.json \
+         "$DEV"/pd_s1.json "$DEV"/pd_s2.json "$DEV"/pd_s3.json "$DEV"/memorybank.json; do SMALL+=(--dataset "$f"); done
+BIG=()
+for f in "$DEV"/devB_x1.json "$DEV"/devB_x8.json "$DEV"/devF1_x1.json "$DEV"/devF1_x8.json "$DEV"/devF2_x1.json \
+         "$DEV"/devF2_x8.json "$DEV"/devFQ_x1.json "$DEV"/devFQ_x8.json "$DEV"/devFQE_x1.json "$DEV"/devFQE_x8.json \
+         "$DEV"/pe_explicit_s3.json "$DEV"/pe_choice_s3.json "$DEV"/pe_persona_s3.json "$DEV"/pe_persona_s4.json \
+         "$DEV"/pe_persona_s5.json $H/recall_dev2.json; do BIG+=(--dataset "$f"); done
+mkdir -p "$OUT"
+export ONTOMEM_MODELS="$MODELS"
+"$B" bench "${SMALL[@]}" --k 3 --methods "$M" "${VARIANTS[@]}" > "$OUT/k3.txt"
+"$B" bench "${SMALL[@]}" --k 5 --methods "$M" "${VARIANTS[@]}" > "$OUT/k5.txt"
+"$B" bench "${SMALL[@]}" "${BIG[@]}" --k 10 --methods "$M" "${VARIANTS[@]}" > "$OUT/k10.txt"
