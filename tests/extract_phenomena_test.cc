@@ -358,6 +358,16 @@ TEST_F(ShippedExtractor, NegatedLikingIsADislike) {
   Check({"I've never been into minivans.", "minivans", "DISLIKES", Modality::kAsserted, ""});
 }
 
+// Idioms of the idiom drills (src/extract/drills.cc), over things they do not list, in which the
+// main perceptrons find nothing: the shipped fallback perceptrons read them (docs/extraction.md).
+// Each fails with the models of before session 32 (no extractor/fallback/). The fallback is not
+// asked when the main models misread a turn: "cruise ships make my skin crawl" stays LIKES.
+TEST_F(ShippedExtractor, IdiomsOfTasteThroughTheFallback) {
+  Check({"Give me spaghetti westerns any day of the week.", "spaghetti westerns", "LIKES", Modality::kAsserted, ""});
+  Check({"I can't be doing with horror films.", "horror films", "DISLIKES", Modality::kAsserted, ""});
+  Check({"Thai curry hits the spot every time.", "Thai curry", "LIKES", Modality::kAsserted, ""});
+}
+
 TEST_F(ShippedExtractor, NegatedFact) {
   Check({"I don't own a lawnmower.", "lawnmower", "OWNS", Modality::kNegated, ""});
   Check({"I've never owned a convertible.", "convertible", "OWNS", Modality::kNegated, ""});

@@ -198,7 +198,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
   for (const char* other :
        {"requests.json", "requests2.json", "requests3.json", "planning.json", "recall.json", "recall_dev2.json",
         "recall_test.json", "recall_train.json", "chats_dev.json", "chats_dev_matched.json", "chats_dev2.json",
-        "chats_dev3.json", "chats_dev4.json", "chats_dev5.json", "chats_test.json", "chats_test2.json", "chats_train.json", "chats_train2.json"}) {
+        "chats_dev3.json", "chats_dev4.json", "chats_dev5.json", "chats_test.json", "chats_test2.json",
+        "chats_train.json", "chats_train2.json"}) {
     for (const std::string& line : lines(other)) EXPECT_EQ(mine.count(line), 0u) << other << ": " << line;
   }
 }
