@@ -43,6 +43,10 @@
 # These four topics are every third in sorted order (a fixed rule). The other eight PrefEval
 # topics and the IPR-synth test split are never read. About 16 minutes on 2 cores (session 26).
 # Usage: scripts/train_combiner.sh [build-dir] [work-dir]
+#   GRAPH_FIRST_SEED=N GRAPH_FIRST_OUT=FILE: only the graph-first combiner, fitted from seed N
+#   (the installed one is seed 1) and written to FILE, on the models of $ONTOMEM_MODELS (default
+#   models/); nothing under models/ changes. A model change is judged on several such seeds
+#   (scripts/judge_dev.sh; docs/RESULTS.md, session 32). About 10 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${1:-build}"
@@ -83,12 +87,17 @@ for seed in 2 4 5 6 7 8; do
 done
 "$B" bench compose-recall --dialogues "$DATA/locomo/locomo_dev5.json" --seed 1 --per-sample 60 --out "$WORK/recall_s1.json"
 "$B" bench compose-recall --dialogues "$DATA/locomo/locomo_dev5.json" --seed 2 --per-sample 40 --out "$WORK/recall_s2.json"
-"$B" train projection \
-  --train "$WORK/ipr_proj_x1.json" \
-  --train "$WORK/pe_proj_explicit_s2.json" --train "$WORK/pe_proj_choice_s2.json" \
-  --train "$WORK/pe_proj_explicit_s4.json" --train "$WORK/pe_proj_choice_s4.json" \
-  --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
-  --out models/retrieval/projection.bin
+SEED_ONLY="${GRAPH_FIRST_SEED:-}"
+if [ -n "$SEED_ONLY" ]; then
+  : "${GRAPH_FIRST_OUT:?GRAPH_FIRST_SEED needs GRAPH_FIRST_OUT}"
+else
+  "$B" train projection \
+    --train "$WORK/ipr_proj_x1.json" \
+    --train "$WORK/pe_proj_explicit_s2.json" --train "$WORK/pe_proj_choice_s2.json" \
+    --train "$WORK/pe_proj_explicit_s4.json" --train "$WORK/pe_proj_choice_s4.json" \
+    --dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json" \
+    --out models/retrieval/projection.bin
+fi
 # The train splits both combiners read, and their dev files. The list is also written to the
 # work dir, so `TRAIN_DIR=WORK scripts/locomo_cv.sh` trains its folds on the same files.
 SHARED=(ipr_train_x1 ipr_train_x8 pe_comb_explicit_s2 pe_comb_choice_s2 pe_comb_explicit_s4 pe_comb_choice_s4 recall_s1)
@@ -102,7 +111,9 @@ DEV=(--dev "$WORK/ipr_dev_x1.json" --dev "$WORK/ipr_dev_x8.json"
   --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json --train data/handwritten/chats_train.json \
   --train data/handwritten/chats_train2.json --train data/handwritten/chats_train2.json "${PHRASED[@]}" \
   --train "$RECALL_TRAIN" --param recall_cues=0 \
-  "${DEV[@]}" --hidden 16 --positive-weight 4 --no-listwise --ensemble 9 --out models/retrieval/combiner.bin
+  "${DEV[@]}" --hidden 16 --positive-weight 4 --no-listwise --ensemble 9 \
+  --seed "${SEED_ONLY:-1}" --out "${GRAPH_FIRST_OUT:-models/retrieval/combiner.bin}"
+if [ -n "$SEED_ONLY" ]; then exit 0; fi
 L="$DATA/locomo/locomo_dev5.json"
 "$B" train combiner --route dense-first "${TRAIN[@]}" --train "$RECALL_TRAIN" \
   --cv "$L#conv-26" --cv "$L#conv-30" --cv "$L#conv-41" --cv "$L#conv-42" --cv "$L#conv-43" \
