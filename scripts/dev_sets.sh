@@ -9,12 +9,12 @@
 # - pd_s1-3: the hand-written persona dev set (data/handwritten/persona_dev) composed into LoCoMo;
 # - pe_*: the PrefEval dev compositions of the combiner's two topics (seed 3; persona 3-5);
 # - memorybank.json: MemoryBank's probing questions with our labels.
-# About 2 minutes on 2 cores.
-# Usage: scripts/dev_sets.sh [build-dir] OUT-DIR
+# About 10 seconds.
+# Usage: scripts/dev_sets.sh BUILD-DIR OUT-DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD="${1:-build}"
-OUT="${2:?usage: scripts/dev_sets.sh [build-dir] OUT-DIR}"
+BUILD="${1:?usage: scripts/dev_sets.sh BUILD-DIR OUT-DIR}"
+OUT="${2:?usage: scripts/dev_sets.sh BUILD-DIR OUT-DIR}"
 B="$BUILD/bin/ontomem"
 DATA=../shared/data
 H=data/handwritten

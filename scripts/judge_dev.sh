@@ -4,12 +4,16 @@
 # several seeds of it: docs/RESULTS.md, sessions 22 and 32), with the models of MODELS-DIR.
 # Writes OUT-DIR/k3.txt, k5.txt (the small sets) and k10.txt (all); scripts/judge_dev.py
 # compares two such runs. About 8 minutes for three combiners on 2 cores.
-# Usage: scripts/judge_dev.sh [build-dir] DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin [COMBINER.bin ...]
+# Usage: scripts/judge_dev.sh BUILD-DIR DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin [COMBINER.bin ...]
 set -euo pipefail
+[ $# -ge 5 ] || { echo "usage: scripts/judge_dev.sh BUILD-DIR DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin..." >&2; exit 2; }
+# Paths as given, from the caller's directory; the script then works from the repo root.
+abs() { realpath -m "$1"; }
+B="$(abs "$1")/bin/ontomem"; DEV=$(abs "$2"); OUT=$(abs "$3"); MODELS=$(abs "$4"); shift 4
+COMBINERS=()
+for f in "$@"; do COMBINERS+=("$(abs "$f")"); done
+set -- "${COMBINERS[@]}"
 cd "$(dirname "$0")/.."
-BUILD="$1"; DEV="$2"; OUT="$3"; MODELS="$4"; shift 4
-[ $# -ge 1 ] || { echo "usage: scripts/judge_dev.sh [build-dir] DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin..." >&2; exit 2; }
-B="$BUILD/bin/ontomem"
 H=data/handwritten
 METHODS=(); VARIANTS=()
 for i in $(seq 1 $#); do METHODS+=("full@combiner_variant=$i"); done
