@@ -46,8 +46,8 @@ def parse(path):
     return out
 
 
-def metrics(d, method):
-    k3, k5, k10 = (parse(os.path.join(d, f"k{k}.txt")) for k in (3, 5, 10))
+def metrics(tables, method):
+    k3, k5, k10 = tables
     g = lambda t, ds, s="all": t[ds][method][s]
     pd = [f"pd_s{i}.json" for i in (1, 2, 3)]
     fresh = [f"dev{a}_x{s}.json" for a in ("F1", "F2", "FQ", "FQE") for s in (1, 8)]
@@ -66,10 +66,11 @@ def metrics(d, method):
 
 
 def seeds(d):
-    t = parse(os.path.join(d, "k10.txt"))
-    methods = sorted({m for ds in t.values() for m in ds if m.startswith("full")},
+    """One metrics dict per `full@combiner_variant=i` of a judge_dev.sh run, in order of i."""
+    tables = [parse(os.path.join(d, f"k{k}.txt")) for k in (3, 5, 10)]
+    methods = sorted({m for ds in tables[2].values() for m in ds if m.startswith("full")},
                      key=lambda m: int(m.split("=")[-1]) if "=" in m else 0)
-    return [metrics(d, m) for m in methods]
+    return [metrics(tables, m) for m in methods]
 
 
 def main():

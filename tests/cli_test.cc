@@ -53,6 +53,13 @@ class CliTest : public ::testing::Test {
 
   std::string D() const { return "--data '" + data_ + "' --tenant acme "; }
 
+  // A small `train extractor` writing dir_/<out>/extractor; no fallback perceptrons unless asked
+  // (they double the training time).
+  std::string TrainSmallExtractor(const std::string& out, int fallback_idiom_drills = 0) const {
+    return "train extractor --filler '' --ipr-dialogues 10 --fallback-idiom-drills " +
+           std::to_string(fallback_idiom_drills) + " --lexicon '" + lexicon_ + "' --out '" + dir_ + "/" + out + "'";
+  }
+
   std::string dir_, lexicon_, data_;
 };
 
@@ -230,23 +237,20 @@ TEST_F(CliTest, DemoRunsOnTheTinyLexicon) {
 // templates and entities add turns; a bad file stops training with its name and the list.
 TEST_F(CliTest, TrainExtractorTakesExtraPhrasingAndEntitySets) {
   const std::string root = ONTOMEM_SOURCE_DIR;
-  // No fallback perceptrons: they double the training time and this test is not about them.
-  const std::string base =
-      "train extractor --filler '' --ipr-dialogues 10 --fallback-idiom-drills 0 --lexicon '" + lexicon_ + "' --out '" + dir_;
   auto turns = [](const std::string& out) {
     const size_t at = out.find(" IPR-synth train");
     return at == std::string::npos ? 0 : std::stoul(out.substr(out.rfind('(', at) + 1));
   };
-  CliRun plain = Cli(base + "/m0'");
+  CliRun plain = Cli(TrainSmallExtractor("m0"));
   ASSERT_EQ(plain.code, 0) << plain.err;
-  CliRun extra = Cli(base + "/m1' --ipr-extra-dialogues 5 --ipr-phrasing '" + root +
+  CliRun extra = Cli(TrainSmallExtractor("m1") + " --ipr-extra-dialogues 5 --ipr-phrasing '" + root +
                      "/data/handwritten/ipr_phrasing_train_a.json' --ipr-entities '" + root +
                      "/data/handwritten/ipr_entities_train_1.json'");
   ASSERT_EQ(extra.code, 0) << extra.err;
   EXPECT_NE(extra.out.find("and 1 extra sets of 5"), std::string::npos) << extra.out;
   EXPECT_GT(turns(extra.out), turns(plain.out)) << plain.out << extra.out;
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/m1/extractor/tagger.bin"));
-  CliRun bad = Cli(base + "/m2' --ipr-entities '" + Write("bad.json", R"({"names": ["Ann"]})") + "'");
+  CliRun bad = Cli(TrainSmallExtractor("m2") + " --ipr-entities '" + Write("bad.json", R"({"names": ["Ann"]})") + "'");
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.err.find("\"names\""), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/m2/extractor/tagger.bin"));
@@ -256,10 +260,8 @@ TEST_F(CliTest, TrainExtractorTakesExtraPhrasingAndEntitySets) {
 // it (with the lexicon); frame options without --frame-reader or with a missing file train nothing.
 TEST_F(CliTest, TrainExtractorWithAFrameReader) {
   const std::string root = ONTOMEM_SOURCE_DIR;
-  const std::string base =
-      "train extractor --filler '' --ipr-dialogues 10 --fallback-idiom-drills 0 --lexicon '" + lexicon_ + "' --out '" + dir_;
   const std::string chats = root + "/data/handwritten/chats_train2.json";
-  CliRun r = Cli(base + "/f1' --frame-reader --frame-dialogues 5 --frame-phrasing '" + root +
+  CliRun r = Cli(TrainSmallExtractor("f1") + " --frame-reader --frame-dialogues 5 --frame-phrasing '" + root +
                  "/data/handwritten/ipr_phrasing_train_a.json' --frame-negatives '" + chats + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("frame reader (0 hidden units)"), std::string::npos) << r.out;
@@ -269,10 +271,10 @@ TEST_F(CliTest, TrainExtractorWithAFrameReader) {
   ASSERT_EQ(e.code, 0) << e.err;
   EXPECT_NE(e.out.find("frame reader at 0.50"), std::string::npos) << e.out;
   EXPECT_NE(e.out.find("evidence"), std::string::npos) << e.out;
-  CliRun no_flag = Cli(base + "/f2' --frame-negatives '" + chats + "'");
+  CliRun no_flag = Cli(TrainSmallExtractor("f2") + " --frame-negatives '" + chats + "'");
   EXPECT_EQ(no_flag.code, 2);
   EXPECT_NE(no_flag.err.find("--frame-reader"), std::string::npos) << no_flag.err;
-  CliRun missing = Cli(base + "/f3' --frame-reader --frame-negatives '" + dir_ + "/nope.json'");
+  CliRun missing = Cli(TrainSmallExtractor("f3") + " --frame-reader --frame-negatives '" + dir_ + "/nope.json'");
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/f2/extractor/tagger.bin"));
@@ -280,8 +282,7 @@ TEST_F(CliTest, TrainExtractorWithAFrameReader) {
 }
 
 TEST_F(CliTest, TrainExtractorWithFallbackPerceptrons) {
-  const std::string base = "train extractor --filler '' --ipr-dialogues 10 --lexicon '" + lexicon_ + "' --out '" + dir_ + "/fb'";
-  CliRun r = Cli(base + " --fallback-idiom-drills 200");
+  CliRun r = Cli(TrainSmallExtractor("fb", 200));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("fallback perceptrons: 200 idiom drills"), std::string::npos) << r.out;
   for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin"})
@@ -291,10 +292,10 @@ TEST_F(CliTest, TrainExtractorWithFallbackPerceptrons) {
   ASSERT_EQ(e.code, 0) << e.err;
   EXPECT_NE(e.out.find("fallback perceptrons"), std::string::npos) << e.out;
   // A retrain without them leaves no stale fallback next to the new models.
-  CliRun plain = Cli(base + " --fallback-idiom-drills 0");
+  CliRun plain = Cli(TrainSmallExtractor("fb"));
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/fb/extractor/fallback"));
-  EXPECT_NE(Cli(base + " --fallback-idiom-drills -5").code, 0);
+  EXPECT_NE(Cli(TrainSmallExtractor("fb", -5)).code, 0);
 }
 
 }  // namespace

@@ -212,7 +212,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
 // against 0.412 at random).
 TEST(HandwrittenChats, LengthDoesNotFindTheEvidence) {
   for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_dev4.json",
-                           "chats_dev5.json", "chats_test.json", "chats_test2.json", "chats_train.json", "chats_train2.json", "chats_projection.json"}) {
+                           "chats_dev5.json", "chats_test.json", "chats_test2.json", "chats_train.json",
+                           "chats_train2.json", "chats_projection.json"}) {
     auto ds = LoadLocomo(Handwritten(file));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     double by_length = 0, at_random = 0;
