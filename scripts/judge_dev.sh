@@ -21,6 +21,7 @@ for f in "$@"; do VARIANTS+=(--combiner-variant "$f"); done
 M=$(IFS=,; echo "${METHODS[*]}")
 SMALL=()
 for f in $H/chats_dev_matched.json $H/chats_dev2.json $H/chats_dev3.json $H/chats_dev4.json $H/chats_dev5.json \
+         $H/chats_dev6.json $H/chats_dev7.json \
          "$DEV"/pd_s1.json "$DEV"/pd_s2.json "$DEV"/pd_s3.json "$DEV"/memorybank.json; do SMALL+=(--dataset "$f"); done
 BIG=()
 for f in "$DEV"/devB_x1.json "$DEV"/devB_x8.json "$DEV"/devF1_x1.json "$DEV"/devF1_x8.json "$DEV"/devF2_x1.json \

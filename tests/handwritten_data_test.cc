@@ -147,6 +147,14 @@ TEST(HandwrittenChatsDev4, EveryRequestHasEvidenceSaidByItsAsker) {
 TEST(HandwrittenChatsDev5, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_dev5.json"), std::make_pair(size_t{48}, size_t{48}));
 }
+// Two more (session 33) by two new recipes: chats_dev6 end-of-day check-ins (venting, stories),
+// chats_dev7 planning over months (trips, parties, moves), written the same way.
+TEST(HandwrittenChatsDev6, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_dev6.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+TEST(HandwrittenChatsDev7, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_dev7.json"), std::make_pair(size_t{48}, size_t{48}));
+}
 
 TEST(HandwrittenRecall, EveryQuestionHasEvidenceInItsHistory) {
   EXPECT_EQ(CheckEvidence("recall.json"), (EvidenceCounts{21, 6, 9}));  // the rest ask what the user said
@@ -198,8 +206,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
   for (const char* other :
        {"requests.json", "requests2.json", "requests3.json", "planning.json", "recall.json", "recall_dev2.json",
         "recall_test.json", "recall_train.json", "chats_dev.json", "chats_dev_matched.json", "chats_dev2.json",
-        "chats_dev3.json", "chats_dev4.json", "chats_dev5.json", "chats_test.json", "chats_test2.json",
-        "chats_train.json", "chats_train2.json"}) {
+        "chats_dev3.json", "chats_dev4.json", "chats_dev5.json", "chats_dev6.json", "chats_dev7.json",
+        "chats_test.json", "chats_test2.json", "chats_train.json", "chats_train2.json"}) {
     for (const std::string& line : lines(other)) EXPECT_EQ(mine.count(line), 0u) << other << ": " << line;
   }
 }
@@ -212,8 +220,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
 // against 0.412 at random).
 TEST(HandwrittenChats, LengthDoesNotFindTheEvidence) {
   for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_dev4.json",
-                           "chats_dev5.json", "chats_test.json", "chats_test2.json", "chats_train.json",
-                           "chats_train2.json", "chats_projection.json"}) {
+                           "chats_dev5.json", "chats_dev6.json", "chats_dev7.json", "chats_test.json",
+                           "chats_test2.json", "chats_train.json", "chats_train2.json", "chats_projection.json"}) {
     auto ds = LoadLocomo(Handwritten(file));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     double by_length = 0, at_random = 0;
