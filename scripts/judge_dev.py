@@ -5,6 +5,7 @@ number of graph-first combiner seeds) by rule 23 of docs/RESULTS.md (session 32)
 - the candidate's first seed (the file that would be installed) falls below a limit by at most
   the baseline's own spread (max - min over its seeds) on that metric;
 - the gain: fresh-phrasing implicit or dev-B 8x at least +1.0.
+Both runs must cover the same natural-chat dev sets (a run made before a set was added lacks it).
 Prints the metrics of every seed, the differences and the verdict; exits 0 on PASS, 1 on FAIL.
 Usage: scripts/judge_dev.py BASELINE-DIR CANDIDATE-DIR"""
 import os
@@ -68,21 +69,21 @@ def metrics(tables, method):
 
 
 def seeds(d):
-    """One metrics dict per `full@combiner_variant=i` of a judge_dev.sh run, in order of i."""
+    """One metrics dict per `full@combiner_variant=i` of a judge_dev.sh run, in order of i, and
+    the natural-chat sets the run covers."""
     tables = [parse(os.path.join(d, f"k{k}.txt")) for k in (3, 5, 10)]
     methods = sorted({m for ds in tables[2].values() for m in ds if m.startswith("full")},
                      key=lambda m: int(m.split("=")[-1]) if "=" in m else 0)
-    return [metrics(tables, m) for m in methods]
+    return [metrics(tables, m) for m in methods], sorted(x for x in CHATS if x in tables[0])
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    base, cand = seeds(sys.argv[1]), seeds(sys.argv[2])
-    covered = [sorted(x for x in CHATS if x in parse(os.path.join(d, "k3.txt"))) for d in sys.argv[1:3]]
-    if covered[0] != covered[1]:
-        sys.exit("the runs cover different natural-chat sets: %s against %s; rerun the older one" % tuple(covered))
-    print("natural-chat sets:", ", ".join(covered[0]))
+    (base, base_chats), (cand, cand_chats) = seeds(sys.argv[1]), seeds(sys.argv[2])
+    if base_chats != cand_chats:
+        sys.exit("the runs cover different natural-chat sets: %s against %s; rerun the older one" % (base_chats, cand_chats))
+    print("natural-chat sets:", ", ".join(base_chats))
     keys = list(base[0])
     mean = lambda rs: {k: st.mean(r[k] for r in rs) for k in keys}
     b, c = mean(base), mean(cand)
