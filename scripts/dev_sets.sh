@@ -19,7 +19,7 @@ B="$BUILD/bin/ontomem"
 DATA=../shared/data
 H=data/handwritten
 L=$DATA/locomo/locomo_dev5.json
-TOPICS=lifestyle_health,shop_technology  # the graph-first combiner's topics (scripts/train_combiner.sh)
+. scripts/prefeval_topics.sh  # COMB_TOPICS: the graph-first combiner's, as scripts/train_combiner.sh
 mkdir -p "$OUT"
 # dev-FQ's templates: fresh1's statements plus the fresh request phrasing (their keys are disjoint).
 python3 - "$H" "$OUT/phrasing_FQ.json" <<'PY'
@@ -42,9 +42,9 @@ for s in 1 2 3; do
   "$B" bench compose-prefeval --prefeval $H/persona_dev --filler $L --kind persona --seed $s --out "$OUT/pd_s$s.json"
 done
 for k in explicit choice; do
-  "$B" bench compose-prefeval --prefeval $DATA/prefeval --filler $L --kind $k --seed 3 --topics $TOPICS --out "$OUT/pe_${k}_s3.json"
+  "$B" bench compose-prefeval --prefeval $DATA/prefeval --filler $L --kind $k --seed 3 --topics $COMB_TOPICS --out "$OUT/pe_${k}_s3.json"
 done
 for s in 3 4 5; do
-  "$B" bench compose-prefeval --prefeval $DATA/prefeval --filler $L --kind persona --seed $s --topics $TOPICS --out "$OUT/pe_persona_s$s.json"
+  "$B" bench compose-prefeval --prefeval $DATA/prefeval --filler $L --kind persona --seed $s --topics $COMB_TOPICS --out "$OUT/pe_persona_s$s.json"
 done
 "$B" bench convert-memorybank --memorybank $DATA/memorybank --labels data/memorybank/labels.json --out "$OUT/memorybank.json"

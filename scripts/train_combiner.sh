@@ -53,8 +53,7 @@ BUILD="${1:-build}"
 WORK="${2:-$(mktemp -d)}"
 B="$BUILD/bin/ontomem"
 DATA=../shared/data
-PROJ_TOPICS=education_learning_styles,entertain_sports
-COMB_TOPICS=lifestyle_health,shop_technology
+. scripts/prefeval_topics.sh
 mkdir -p "$WORK"
 for s in 1 8; do
   "$B" bench gen-ipr --seed 20261202 --split train --scale $s --dialogues 600 --out "$WORK/ipr_train_x$s.json"
