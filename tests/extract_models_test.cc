@@ -88,6 +88,46 @@ TEST(ExtractTagger, EmptyModelTagsNothing) {
   EXPECT_TRUE(tagger.Tag(p).empty());
 }
 
+// The span of the tokens a needle covers in p ("" -> [-1, -1)).
+SpanRef SpanOf(const Prepared& p, std::string_view text, std::string_view needle) {
+  const int32_t b = static_cast<int32_t>(text.find(needle)), e = b + static_cast<int32_t>(needle.size());
+  SpanRef s{-1, -1};
+  for (int i = 0; i < static_cast<int>(p.tokens.size()); ++i) {
+    if (p.tokens[static_cast<size_t>(i)].begin == b) s.begin = i;
+    if (p.tokens[static_cast<size_t>(i)].end == e) s.end = i + 1;
+  }
+  return s;
+}
+
+std::string Tidied(const std::string& text, std::string_view span, bool stance) {
+  FeatureResources res;
+  res.lexname = [](std::string_view w) -> std::string {
+    if (w == "lucky" || w == "fresh") return "adj.all";
+    if (w == "sunday") return "noun.time";
+    if (w == "never") return "adv.all";
+    if (w == "charm" || w == "planning" || w == "session" || w == "air" || w == "hiking") return "noun.act";
+    return "";
+  };
+  ClusterTable words;
+  const Prepared p = Prepare(text, "Ana", words, res);
+  const SpanRef s = TidyTail(p, SpanOf(p, text, span), stance, res);
+  return NormaliseTail(p, s.begin, s.end);
+}
+
+TEST(ExtractTidyTail, TrimsTrailingStopWordsAndWidensANoThingStanceToItsNouns) {
+  // A tail ends on a content word.
+  EXPECT_EQ(Tidied("I love hiking in the hills.", "hiking in", true), "hiking");
+  EXPECT_EQ(Tidied("Ana wants to visit it soon", "visit it", false), "visit");
+  EXPECT_EQ(Tidied("I love it.", "it", true), "it");  // never empty
+  // A stance toward a quality or a time reaches the nouns after it, at most two.
+  EXPECT_EQ(Tidied("The lucky charm never lets me down.", "lucky", true), "lucky charm");
+  EXPECT_EQ(Tidied("I live for a Sunday planning session with coffee.", "Sunday", true), "sunday planning session");
+  EXPECT_EQ(Tidied("I just love fresh air.", "fresh", true), "fresh air");
+  EXPECT_EQ(Tidied("I love spicy.", "spicy", true), "spicy");  // nothing to reach
+  // Only stances are widened; other relations keep the tagger's span.
+  EXPECT_EQ(Tidied("Ana goes out every Sunday planning session.", "Sunday", false), "sunday");
+}
+
 std::string SaveTinyModels() {
   const std::string dir = ontomem::testing::MakeTempDir("extract_models") + "/extractor";
   ExtractorModels m;

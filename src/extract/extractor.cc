@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+
+#include "text/text.h"
 
 namespace ontomem::extract {
 
@@ -53,7 +56,41 @@ bool HasCurrentAboutSpeaker(const std::vector<Assertion>& found, float threshold
   return false;
 }
 
+// WordNet lexnames (of a word's first sense, nouns first) that name no thing a stance can be
+// about: a quality, a feeling, a number, a time, a state, a part of the body, a modifier.
+bool NoThingToLike(std::string_view lexname) {
+  static const std::set<std::string, std::less<>> kNoThing = {
+      "noun.attribute", "noun.feeling", "noun.quantity", "noun.body", "noun.relation",
+      "noun.state",     "noun.shape",   "noun.motive",   "noun.time"};
+  return lexname.starts_with("adj.") || lexname.starts_with("adv.") || kNoThing.count(lexname) > 0;
+}
+
+// A word that can extend a noun phrase: not punctuation, a stop word or a stance word, and
+// WordNet reads it first as a noun or does not know it (names).
+bool NounPhraseWord(const Token& t, const FeatureResources& res) {
+  if (t.punct || text::IsStopWord(t.lower) || Polarity(t.lower) != 0) return false;
+  const std::string lex = res.lexname(t.lower);
+  return lex.empty() || lex.starts_with("noun.");
+}
+
 }  // namespace
+
+SpanRef TidyTail(const Prepared& p, SpanRef span, bool stance, const FeatureResources& res) {
+  const auto tok = [&](int i) -> const Token& { return p.tokens[static_cast<size_t>(i)]; };
+  // A tail ends on a content word: the tagger's span sometimes runs on into the next phrase
+  // ("hiking in the mountains" -> "hiking in").
+  while (span.end - span.begin > 1 && (tok(span.end - 1).punct || text::IsStopWord(tok(span.end - 1).lower)))
+    --span.end;
+  // A stance toward one word that names no thing is a span cut short of its noun phrase ("the
+  // lucky charm never lets me down" -> "lucky", "a Sunday planning session" -> "sunday"): widen
+  // it to at most two nouns after it. Not backwards: WordNet reads most verbs before a noun as
+  // nouns too ("find camaraderie").
+  if (!stance || !res.lexname || span.end - span.begin != 1 || !NoThingToLike(res.lexname(tok(span.begin).lower)))
+    return span;
+  const int n = static_cast<int>(p.tokens.size());
+  while (span.end < n && span.end - span.begin < 3 && NounPhraseWord(tok(span.end), res)) ++span.end;
+  return span;
+}
 
 std::vector<Assertion> Extractor::Extract(const Turn& turn, int64_t seq) const {
   const Prepared p = Prepare(turn.text, turn.speaker, models_->clusters, res_);
@@ -89,13 +126,12 @@ std::vector<Assertion> Extractor::Perceive(const ExtractorModels& models, const 
     const float prob = models.scorer.Forward(x)(0);
     if (prob < options_.min_confidence) continue;
     Assertion a;
-    const Token& tb = p.tokens[static_cast<size_t>(c.span.begin)];
-    const Token& te = p.tokens[static_cast<size_t>(c.span.end - 1)];
     a.relation = kRelationIds[static_cast<size_t>(c.relation)];
+    const SpanRef tail = TidyTail(p, c.span, a.relation == "LIKES" || a.relation == "DISLIKES", res_);
     a.modality = static_cast<Modality>(c.modality);
-    a.tail_begin = tb.begin;
-    a.tail_end = te.end;
-    a.tail = NormaliseTail(p, c.span.begin, c.span.end);
+    a.tail_begin = p.tokens[static_cast<size_t>(tail.begin)].begin;
+    a.tail_end = p.tokens[static_cast<size_t>(tail.end - 1)].end;
+    a.tail = NormaliseTail(p, tail.begin, tail.end);
     if (c.span.hbegin >= 0) {
       a.head_is_speaker = false;
       const Token& hb = p.tokens[static_cast<size_t>(c.span.hbegin)];
@@ -153,9 +189,10 @@ void Extractor::ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std:
   Assertion a;
   a.head = turn.speaker;
   a.relation = same ? same->relation : (stance.net() < 0 ? "DISLIKES" : "LIKES");
-  a.tail_begin = begin;
-  a.tail_end = end;
-  a.tail = NormaliseTail(p, span.begin, span.end);
+  const SpanRef tail = TidyTail(p, span, a.relation == "LIKES" || a.relation == "DISLIKES", res_);
+  a.tail_begin = p.tokens[static_cast<size_t>(tail.begin)].begin;
+  a.tail_end = p.tokens[static_cast<size_t>(tail.end - 1)].end;
+  a.tail = NormaliseTail(p, tail.begin, tail.end);
   if (res_.gazetteer) a.tail_type = res_.gazetteer(a.tail);
   a.time_ms = turn.time_ms;
   a.source_seq = seq;

@@ -92,7 +92,8 @@ const std::unordered_set<std::string_view>& HypoCues() {
                                                          "imagine", "hypothetically", "whether", "should"};
   return s;
 }
-// A small general-purpose opinion lexicon (hand-written): +1 positive, -1 negative stance words.
+}  // namespace
+
 int Polarity(std::string_view w) {
   static const std::unordered_set<std::string_view> pos = {
       "love", "loves", "loved", "loving", "enjoy", "enjoys", "enjoyed", "adore", "adores", "like", "likes", "fan",
@@ -110,6 +111,8 @@ int Polarity(std::string_view w) {
   if (neg.count(w)) return -1;
   return 0;
 }
+
+namespace {
 
 const std::unordered_set<std::string_view>& ClauseBreakWords() {
   static const std::unordered_set<std::string_view> s = {"but", "though", "although", "however", "because",

@@ -135,6 +135,10 @@ struct Stance {
   std::array<int, 4> signs{};          // their polarity after negation (+1/-1)
   int net() const { return positive - negative; }
 };
+// A small general-purpose opinion lexicon (hand-written): +1 positive, -1 negative stance
+// words, 0 otherwise; `w` lower-case.
+int Polarity(std::string_view w);
+
 // `toks` as from TokenizeWithOffsets; the tail is tokens [begin, end).
 Stance AnalyseStance(const std::vector<Token>& toks, int begin, int end);
 

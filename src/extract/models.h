@@ -103,4 +103,9 @@ std::vector<Candidate> GenerateCandidates(const SpanTagger& tagger, const Relati
 // ("The Glass Orchard" -> "glass orchard", "peanuts" -> "peanut").
 std::string NormaliseTail(const Prepared& p, int begin, int end);
 
+// A candidate's tail span as stored: trailing stop words and punctuation trimmed, and for a
+// stance (`stance`: LIKES / DISLIKES) a one-word tail naming no thing ("lucky", "sunday")
+// widened to its noun phrase. Span of `p.tokens`, never empty.
+SpanRef TidyTail(const Prepared& p, SpanRef span, bool stance, const FeatureResources& res);
+
 }  // namespace ontomem::extract
