@@ -130,6 +130,16 @@ TEST(HandwrittenChatsTest2, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_test2.json"), std::make_pair(size_t{48}, size_t{48}));
 }
 
+// Two more natural-chat test sets (session 34), each by a recipe no other set uses and written the
+// same way: chats_test3 users getting help writing emails, texts and posts, chats_test4 users
+// learning a skill with a tutor over months. Read once per change, like chats_test.
+TEST(HandwrittenChatsTest3, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_test3.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+TEST(HandwrittenChatsTest4, EveryRequestHasEvidenceSaidByItsAsker) {
+  EXPECT_EQ(CheckRequests("chats_test4.json"), std::make_pair(size_t{48}, size_t{48}));
+}
+
 // Its dev and training counterparts, same recipe, other users (session 19).
 TEST(HandwrittenChatsDev3, EveryRequestHasEvidenceSaidByItsAsker) {
   EXPECT_EQ(CheckRequests("chats_dev3.json"), std::make_pair(size_t{48}, size_t{48}));
@@ -207,7 +217,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
        {"requests.json", "requests2.json", "requests3.json", "planning.json", "recall.json", "recall_dev2.json",
         "recall_test.json", "recall_train.json", "chats_dev.json", "chats_dev_matched.json", "chats_dev2.json",
         "chats_dev3.json", "chats_dev4.json", "chats_dev5.json", "chats_dev6.json", "chats_dev7.json",
-        "chats_test.json", "chats_test2.json", "chats_train.json", "chats_train2.json"}) {
+        "chats_test.json", "chats_test2.json", "chats_test3.json", "chats_test4.json", "chats_train.json",
+        "chats_train2.json"}) {
     for (const std::string& line : lines(other)) EXPECT_EQ(mine.count(line), 0u) << other << ": " << line;
   }
 }
@@ -221,7 +232,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
 TEST(HandwrittenChats, LengthDoesNotFindTheEvidence) {
   for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_dev4.json",
                            "chats_dev5.json", "chats_dev6.json", "chats_dev7.json", "chats_test.json",
-                           "chats_test2.json", "chats_train.json", "chats_train2.json", "chats_projection.json"}) {
+                           "chats_test2.json", "chats_test3.json", "chats_test4.json", "chats_train.json",
+                           "chats_train2.json", "chats_projection.json"}) {
     auto ds = LoadLocomo(Handwritten(file));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     double by_length = 0, at_random = 0;
