@@ -4,8 +4,10 @@
 // they must stay valid LoCoMo-format files whose every question names evidence in its history
 // (a request's evidence is what its asker said).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -221,6 +223,36 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
         "chats_train2.json"}) {
     for (const std::string& line : lines(other)) EXPECT_EQ(mine.count(line), 0u) << other << ": " << line;
   }
+}
+
+// data/annotations/chats_dev_kinds.jsonl labels every (request, evidence turn) of the seven
+// natural-chat dev sets exactly once, with a known kind (read by scripts/evidence_kinds.py).
+TEST(HandwrittenChatsDevKinds, LabelEveryEvidenceTurnOnce) {
+  const std::set<std::string> kinds = {"taste", "diet_health", "mobility_access", "household_need", "pet",
+                                       "schedule", "equipment", "money", "place", "skill", "fear_experience",
+                                       "value_belief", "goal", "other"};
+  std::map<std::string, int> labelled;
+  std::ifstream in(std::string(ONTOMEM_SOURCE_DIR) + "/data/annotations/chats_dev_kinds.jsonl");
+  ASSERT_TRUE(in) << "data/annotations/chats_dev_kinds.jsonl";
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(kinds.count(j.at("kind").get<std::string>()), 1u) << line;
+    EXPECT_TRUE(j.at("stance") == "fact" || j.at("stance") == "preference") << line;
+    EXPECT_TRUE(j.at("holder") == "user" || j.at("holder") == "other_person" || j.at("holder") == "thing") << line;
+    ++labelled[j.at("file").get<std::string>() + "|" + j.at("sample_id").get<std::string>() + "|" +
+               j.at("question").get<std::string>() + "|" + j.at("dia_id").get<std::string>()];
+  }
+  std::map<std::string, int> evidence;
+  for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_dev4.json",
+                           "chats_dev5.json", "chats_dev6.json", "chats_dev7.json"}) {
+    auto ds = LoadLocomo(Handwritten(file));
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    for (const Sample& s : ds->samples)
+      for (const QaItem& q : s.qa)
+        for (const auto& id : q.evidence) ++evidence[std::string(file) + "|" + s.sample_id + "|" + q.question + "|" + id];
+  }
+  EXPECT_EQ(evidence.size(), 516u);
+  EXPECT_EQ(labelled, evidence);
 }
 
 // Length must not give the evidence away in a set written to be length-matched: ranking the
