@@ -88,7 +88,7 @@ TEST(ExtractTagger, EmptyModelTagsNothing) {
   EXPECT_TRUE(tagger.Tag(p).empty());
 }
 
-// The span of the tokens a needle covers in p ("" -> [-1, -1)).
+// The tokens of p that the first occurrence of `needle` in `text` covers ({-1, -1} if none match).
 SpanRef SpanOf(const Prepared& p, std::string_view text, std::string_view needle) {
   const int32_t b = static_cast<int32_t>(text.find(needle)), e = b + static_cast<int32_t>(needle.size());
   SpanRef s{-1, -1};
