@@ -73,6 +73,14 @@ bool NounPhraseWord(const Token& t, const FeatureResources& res) {
   return lex.empty() || lex.starts_with("noun.");
 }
 
+// The assertion's tail from a tagged span, tidied for its relation (set before the call).
+void SetTail(const Prepared& p, SpanRef span, const FeatureResources& res, Assertion* a) {
+  const SpanRef tail = TidyTail(p, span, a->relation == "LIKES" || a->relation == "DISLIKES", res);
+  a->tail_begin = p.tokens[static_cast<size_t>(tail.begin)].begin;
+  a->tail_end = p.tokens[static_cast<size_t>(tail.end - 1)].end;
+  a->tail = NormaliseTail(p, tail.begin, tail.end);
+}
+
 }  // namespace
 
 SpanRef TidyTail(const Prepared& p, SpanRef span, bool stance, const FeatureResources& res) {
@@ -127,11 +135,8 @@ std::vector<Assertion> Extractor::Perceive(const ExtractorModels& models, const 
     if (prob < options_.min_confidence) continue;
     Assertion a;
     a.relation = kRelationIds[static_cast<size_t>(c.relation)];
-    const SpanRef tail = TidyTail(p, c.span, a.relation == "LIKES" || a.relation == "DISLIKES", res_);
     a.modality = static_cast<Modality>(c.modality);
-    a.tail_begin = p.tokens[static_cast<size_t>(tail.begin)].begin;
-    a.tail_end = p.tokens[static_cast<size_t>(tail.end - 1)].end;
-    a.tail = NormaliseTail(p, tail.begin, tail.end);
+    SetTail(p, c.span, res_, &a);
     if (c.span.hbegin >= 0) {
       a.head_is_speaker = false;
       const Token& hb = p.tokens[static_cast<size_t>(c.span.hbegin)];
@@ -189,10 +194,7 @@ void Extractor::ReadFrame(const Turn& turn, int64_t seq, const Prepared& p, std:
   Assertion a;
   a.head = turn.speaker;
   a.relation = same ? same->relation : (stance.net() < 0 ? "DISLIKES" : "LIKES");
-  const SpanRef tail = TidyTail(p, span, a.relation == "LIKES" || a.relation == "DISLIKES", res_);
-  a.tail_begin = p.tokens[static_cast<size_t>(tail.begin)].begin;
-  a.tail_end = p.tokens[static_cast<size_t>(tail.end - 1)].end;
-  a.tail = NormaliseTail(p, tail.begin, tail.end);
+  SetTail(p, span, res_, &a);
   if (res_.gazetteer) a.tail_type = res_.gazetteer(a.tail);
   a.time_ms = turn.time_ms;
   a.source_seq = seq;
