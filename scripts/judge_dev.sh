@@ -20,9 +20,11 @@ for i in $(seq 1 $#); do METHODS+=("full@combiner_variant=$i"); done
 for f in "$@"; do VARIANTS+=(--combiner-variant "$f"); done
 M=$(IFS=,; echo "${METHODS[*]}")
 SMALL=()
-for f in $H/chats_dev_matched.json $H/chats_dev2.json $H/chats_dev3.json $H/chats_dev4.json $H/chats_dev5.json \
-         $H/chats_dev6.json $H/chats_dev7.json \
-         "$DEV"/pd_s1.json "$DEV"/pd_s2.json "$DEV"/pd_s3.json "$DEV"/memorybank.json; do SMALL+=(--dataset "$f"); done
+# The natural-chat dev sets: one list (also read by judge_dev.py and the kinds data test).
+mapfile -t CHATS < $H/chats_dev_sets.txt
+for f in "${CHATS[@]/#/$H/}" "$DEV"/pd_s1.json "$DEV"/pd_s2.json "$DEV"/pd_s3.json "$DEV"/memorybank.json; do
+  SMALL+=(--dataset "$f")
+done
 BIG=()
 for f in "$DEV"/devB_x1.json "$DEV"/devB_x8.json "$DEV"/devF1_x1.json "$DEV"/devF1_x8.json "$DEV"/devF2_x1.json \
          "$DEV"/devF2_x8.json "$DEV"/devFQ_x1.json "$DEV"/devFQ_x8.json "$DEV"/devFQE_x1.json "$DEV"/devFQE_x8.json \

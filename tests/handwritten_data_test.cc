@@ -226,7 +226,7 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
 }
 
 // data/annotations/chats_dev_kinds.jsonl labels every (request, evidence turn) of the seven
-// natural-chat dev sets exactly once, with a known kind (read by scripts/evidence_kinds.py).
+// natural-chat dev sets (data/handwritten/chats_dev_sets.txt) exactly once, with a known kind (read by scripts/evidence_kinds.py).
 TEST(HandwrittenChatsDevKinds, LabelEveryEvidenceTurnOnce) {
   const std::set<std::string> kinds = {"taste", "diet_health", "mobility_access", "household_need", "pet",
                                        "schedule", "equipment", "money", "place", "skill", "fear_experience",
@@ -243,8 +243,10 @@ TEST(HandwrittenChatsDevKinds, LabelEveryEvidenceTurnOnce) {
                j.at("question").get<std::string>() + "|" + j.at("dia_id").get<std::string>()];
   }
   std::map<std::string, int> evidence;
-  for (const char* file : {"chats_dev_matched.json", "chats_dev2.json", "chats_dev3.json", "chats_dev4.json",
-                           "chats_dev5.json", "chats_dev6.json", "chats_dev7.json"}) {
+  std::ifstream sets(Handwritten("chats_dev_sets.txt"));
+  ASSERT_TRUE(sets) << "data/handwritten/chats_dev_sets.txt";
+  for (std::string file; std::getline(sets, file);) {
+    if (file.empty()) continue;
     auto ds = LoadLocomo(Handwritten(file));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     for (const Sample& s : ds->samples)
