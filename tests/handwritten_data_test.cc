@@ -226,7 +226,8 @@ TEST(HandwrittenChatsProjection, RepeatsNoLineOfAnotherFile) {
 }
 
 // data/annotations/chats_dev_kinds.jsonl labels every (request, evidence turn) of the seven
-// natural-chat dev sets (data/handwritten/chats_dev_sets.txt) exactly once, with a known kind (read by scripts/evidence_kinds.py).
+// natural-chat dev sets (data/handwritten/chats_dev_sets.txt) exactly once, with a known kind
+// (read by scripts/evidence_kinds.py).
 TEST(HandwrittenChatsDevKinds, LabelEveryEvidenceTurnOnce) {
   const std::set<std::string> kinds = {"taste", "diet_health", "mobility_access", "household_need", "pet",
                                        "schedule", "equipment", "money", "place", "skill", "fear_experience",
