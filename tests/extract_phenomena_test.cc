@@ -174,6 +174,12 @@ TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
   EXPECT_TRUE(past("Ten years ago I was mad about rally driving.", "rally driving", "LIKES"));
   EXPECT_TRUE(past("I was a vegetarian in my thirties.", "vegetarian", "FOLLOWS_DIET"));
   EXPECT_TRUE(past("We used to take the ferry to Bergen every summer.", "ferry", "HAS_HABIT"));
+  EXPECT_TRUE(past("Kind of Blue had me hooked at one point, though that's behind me.", "Kind of Blue", "LIKES"));
+  EXPECT_TRUE(past("In the past I was big on rally driving.", "rally driving", "LIKES"));
+  EXPECT_TRUE(past("I was a huge fan of synth pop once, these days not so much.", "synth pop", "LIKES"));
+  // A frequency with "once" is no past.
+  EXPECT_FALSE(past("I mow the lawn once a week.", "lawn", "HAS_HABIT"));
+  EXPECT_FALSE(past("I go to the allotment at least once.", "allotment", "HAS_HABIT"));
   // The clause after a contrast is current; so is the accustomed sense of "used to".
   EXPECT_FALSE(past("I used to hate olives, but now I adore capers.", "capers", "LIKES"));
   EXPECT_TRUE(past("I used to hate olives, but now I adore capers.", "olives", "DISLIKES"));
@@ -249,6 +255,24 @@ TEST(ExtractRuleVerifier, TheListenersThingIsNotTheSpeakers) {
   // "your" in another clause leaves the speaker's own stance alone.
   EXPECT_TRUE(ValidAsserted(v, "Thanks for your advice, I love my new garden shed.", "garden shed", "LIKES"));
   EXPECT_TRUE(ValidAsserted(v, "Not your fault, but I can't stand cilantro.", "cilantro", "DISLIKES"));
+}
+
+// A stance put in someone else's mouth, or a question to the listener about a thing (with or
+// without its question mark), is no stance of the speaker's (rule 14).
+TEST(ExtractRuleVerifier, AttributedOrAskedAboutIsNoStance) {
+  RuleVerifier v;
+  EXPECT_FALSE(ValidAsserted(v, "According to Priya, the Bristol jazz fest is unmissable.", "Bristol jazz fest", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "According to my brother, hybrid engines are a con.", "hybrid engines", "DISLIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Honestly, dahlias are Tomas's big thing.", "dahlias", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "So, could you fill me in on rally driving.", "rally driving", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "What can you tell me about bonsai pruning?", "bonsai pruning", "LIKES"));
+  EXPECT_FALSE(ValidAsserted(v, "Any thoughts on synth pop", "synth pop", "LIKES"));
+  // The speaker's own stance or thing stays: a stance word of theirs in the sentence, "according
+  // to me", a question about what they own.
+  EXPECT_TRUE(ValidAsserted(v, "Can you suggest something like Kind of Blue, which I loved?", "Kind of Blue", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "According to me, vinyl sounds best.", "vinyl", "LIKES"));
+  EXPECT_TRUE(ValidAsserted(v, "Can you tell me how to clean my lawnmower?", "lawnmower", "OWNS"));
+  EXPECT_TRUE(ValidAsserted(v, "Tomas says hi, and I still love dahlias.", "dahlias", "LIKES"));
 }
 
 TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {

@@ -131,6 +131,11 @@ bool PastClause(const std::vector<Token>& t, int at) {
     if (x == "back" && (w(i + 1) == "then" || (w(i + 1) == "in" && w(i + 2) == "the" && w(i + 3) == "day"))) return true;
     if (x == "ago" && kAgo.count(w(i - 1))) return true;
     if (x == "once" && w(i + 1) == "upon") return true;
+    // "had me hooked at one point", "at one time", "in the past"; "a fan of it once, these days
+    // ..." ("once a week", "at least once" are frequencies).
+    if (x == "at" && w(i + 1) == "one" && (w(i + 2) == "point" || w(i + 2) == "time")) return true;
+    if (x == "in" && w(i + 1) == "the" && w(i + 2) == "past") return true;
+    if (x == "once" && i + 1 == hi && w(i - 1) != "least" && w(i - 1) != "than" && w(i - 1) != "more") return true;
     if (x == "no" && w(i + 1) == "longer") return true;
     if (x == "as" && (w(i + 1) == "a" || w(i + 1) == "an") && kLifeStage.count(w(i + 2))) return true;
     if ((x == "my" || x == "our") && kDecades.count(w(i + 1)) && (w(i - 1) == "in" || w(i - 1) == "during")) return true;
@@ -186,6 +191,51 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
     if (closes && (after_comma || kGreeting.count(w(tb - 1)))) return "a person addressed";
   }
   return "";
+}
+
+// Whether the stance is put in someone else's mouth: "according to Sunniva (my sister), X is
+// the best thing ever" (before the tail, in its sentence), "X is Dina's big thing" (right after it).
+bool AttributedToOther(const std::vector<Token>& t, int tb, int te) {
+  auto capital = [&](int i) {
+    return i >= 0 && i < static_cast<int>(t.size()) && !t[static_cast<size_t>(i)].text.empty() &&
+           t[static_cast<size_t>(i)].text[0] >= 'A' && t[static_cast<size_t>(i)].text[0] <= 'Z' &&
+           t[static_cast<size_t>(i)].lower != "i";
+  };
+  for (int i = tb - 1; i >= 1 && !SentenceEnd(t[static_cast<size_t>(i)]); --i)
+    if (t[static_cast<size_t>(i - 1)].lower == "according" && t[static_cast<size_t>(i)].lower == "to" &&
+        i + 1 < tb && t[static_cast<size_t>(i + 1)].lower != "me")
+      return true;
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, static_cast<int>(t.size())); };
+  return (w(te) == "is" || w(te) == "'s" || w(te) == "are") && capital(te + 1) && w(te + 2) == "'s";
+}
+
+// Whether the tail's clause asks the listener about it: "could you fill me in on X", "what can
+// you tell me about X", "have you heard of X", "any thoughts on X", with no stance word of the
+// speaker's ("can you suggest something like X, which I loved" keeps its liking). A question
+// mark is not needed: chat drops it.
+bool AsksAbout(const std::vector<Token>& t, int tb) {
+  static const std::set<std::string, std::less<>> kAux = {"can", "could", "would", "will", "do", "did",
+                                                         "have", "has", "are", "were", "is"};
+  static const std::set<std::string, std::less<>> kWh = {"what", "how", "which", "who", "where", "when", "why"};
+  static const std::set<std::string, std::less<>> kAsk = {"tell", "fill", "heard", "hear", "know", "think",
+                                                         "thoughts", "opinion", "views", "verdict", "explain"};
+  int lo = tb;
+  while (lo > 0 && !ClauseEnd(t[static_cast<size_t>(lo - 1)])) --lo;
+  bool you = false, wh_or_aux = false, ask = false;
+  for (int i = lo; i < tb; ++i) {
+    const std::string& x = t[static_cast<size_t>(i)].lower;
+    if (x == "you") {
+      you = true;
+      if (i > lo && kAux.count(t[static_cast<size_t>(i - 1)].lower)) wh_or_aux = true;
+    }
+    if (kWh.count(x)) wh_or_aux = true;
+    if (kAsk.count(x)) ask = true;
+  }
+  // "any thoughts on X": no "you" needed.
+  if (!you && tb >= 2 && t[static_cast<size_t>(tb - 1)].lower == "on" &&
+      (t[static_cast<size_t>(tb - 2)].lower == "thoughts" || t[static_cast<size_t>(tb - 2)].lower == "views"))
+    return tb - 3 >= lo && t[static_cast<size_t>(tb - 3)].lower == "any";
+  return you && wh_or_aux && ask;
 }
 
 // Whether the tail's clause says a momentary wish before it: "feel like" ("made me feel like
@@ -265,6 +315,12 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     if (c.head_is_speaker && SaidOfSomeoneElse(toks, tb)) return reject("said of someone else");
     // (13) ... nor one on the listener's thing ("the colours of your painting are amazing").
     if (c.head_is_speaker && ListenersThing(toks, tb)) return reject("the listener's");
+    // (14) ... nor a stance put in someone else's mouth, nor a question about the thing (a
+    // question about one's own thing still has it: "can you tell me how to clean my Roomba").
+    const bool stance = c.relation == "LIKES" || c.relation == "DISLIKES" || c.relation == "WANTS";
+    if (c.head_is_speaker && stance && AttributedToOther(toks, tb, te)) return reject("someone else's stance");
+    if (c.head_is_speaker && stance && st.positive == 0 && st.negative == 0 && AsksAbout(toks, tb))
+      return reject("asked about, not a stance");
     // (11) The tail is a thing the speaker holds a stance on, a diet is a person's, and "feel
     // like" is a wish.
     if (std::string why = NotAThing(toks, tb, te); !why.empty()) return reject("tail is " + why);
