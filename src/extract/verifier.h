@@ -43,8 +43,8 @@ class Verifier {
 // frequency in its sentence ("Our street is being dug up again" is no habit); (8) a speaker's
 // fact is rejected when the nearest subject pronoun before the tail is a third person ("I have
 // no doubt they'll love the icecream"); (9) an asserted stance whose clause places it in the
-// past ("used to", "back in the day", "in my twenties", "years ago", "no longer") becomes a
-// past one: it says what held once, not what holds now (kinship excepted); (10) what the speaker
+// past ("used to", "back in the day", "in my twenties", "years ago", "no longer", "at one point",
+// "in the past", a clause-final "once") becomes a past one: it says what held once, not what holds now (kinship excepted); (10) what the speaker
 // took up instead of something else is current ("in favour of Mubi", "prefer hiking to ...",
 // "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own;
 // (11) the tail is no verb before its object or particle ("feed them properly", "to hang out"),
@@ -54,7 +54,10 @@ class Verifier {
 // (12) with WordNet, a HAS_CONDITION tail whose most frequent sense is a food becomes DISLIKES
 // ("I really struggle with capers") and one that is a person, group, artifact, place, animal or
 // text is rejected; (13) a speaker's stance on the listener's thing ("your new garden shed") is
-// rejected. The type check also refuses an ALLERGIC_TO tail WordNet knows with no food, plant,
+// rejected; (14) so is a speaker's LIKES, DISLIKES or WANTS put in someone else's mouth
+// ("according to Priya, X is unmissable", "X is Tomas's big thing") or asked about with no
+// stance word of the speaker's ("could you fill me in on X", "any thoughts on X"; chat often
+// drops the question mark the relation model reads). The type check also refuses an ALLERGIC_TO tail WordNet knows with no food, plant,
 // animal, substance, product or body sense ("dance", "auntie").
 class RuleVerifier : public Verifier {
  public:
