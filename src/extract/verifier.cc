@@ -193,8 +193,9 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
   return "";
 }
 
-// Whether the stance is put in someone else's mouth: "according to Sunniva (my sister), X is
-// the best thing ever" (before the tail, in its sentence), "X is Dina's big thing" (right after it).
+// Whether the stance is put in someone else's mouth: "according to Sunniva, X is the best thing
+// ever", "according to my sister, ..." (before the tail, in its sentence), "X is Dina's big
+// thing" (right after it).
 bool AttributedToOther(const std::vector<Token>& t, int tb, int te) {
   auto capital = [&](int i) {
     return i >= 0 && i < static_cast<int>(t.size()) && !t[static_cast<size_t>(i)].text.empty() &&

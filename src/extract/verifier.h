@@ -44,9 +44,10 @@ class Verifier {
 // fact is rejected when the nearest subject pronoun before the tail is a third person ("I have
 // no doubt they'll love the icecream"); (9) an asserted stance whose clause places it in the
 // past ("used to", "back in the day", "in my twenties", "years ago", "no longer", "at one point",
-// "in the past", a clause-final "once") becomes a past one: it says what held once, not what holds now (kinship excepted); (10) what the speaker
-// took up instead of something else is current ("in favour of Mubi", "prefer hiking to ...",
-// "switched from Spotify to Tidal") even when the classifier read the sentence's past as its own;
+// "in the past", a clause-final "once") becomes a past one: it says what held once, not what
+// holds now (kinship excepted); (10) what the speaker took up instead of something else is
+// current ("in favour of Mubi", "prefer hiking to ...", "switched from Spotify to Tidal") even
+// when the classifier read the sentence's past as its own;
 // (11) the tail is no verb before its object or particle ("feed them properly", "to hang out"),
 // does not start with an object pronoun ("gave him extra marks"), is no noun of a light-verb
 // idiom ("give it a shot") and no person addressed ("That's awesome, John!"); a diet is not
@@ -57,8 +58,9 @@ class Verifier {
 // rejected; (14) so is a speaker's LIKES, DISLIKES or WANTS put in someone else's mouth
 // ("according to Priya, X is unmissable", "X is Tomas's big thing") or asked about with no
 // stance word of the speaker's ("could you fill me in on X", "any thoughts on X"; chat often
-// drops the question mark the relation model reads). The type check also refuses an ALLERGIC_TO tail WordNet knows with no food, plant,
-// animal, substance, product or body sense ("dance", "auntie").
+// drops the question mark the relation model reads). The type check also refuses an
+// ALLERGIC_TO tail WordNet knows with no food, plant, animal, substance, product or body sense
+// ("dance", "auntie").
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
