@@ -102,6 +102,8 @@ const std::string& LowerIn(const std::vector<Token>& t, int i, int lo, int hi) {
   return i >= lo && i < hi ? t[static_cast<size_t>(i)].lower : kEmpty;
 }
 
+bool Capitalised(const Token& t) { return !t.text.empty() && t.text[0] >= 'A' && t.text[0] <= 'Z'; }
+
 // Whether the clause around token `at` places its stance in the past: "used to", "back in the
 // day" / "back then", "years ago", "as a kid", "in my twenties", "when I was younger", "no
 // longer" ("I don't drink any more" is a current avoidance). A clause ends at punctuation or a
@@ -183,7 +185,7 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
   if (kIdiom.count(w(te - 1)) && w(te) != "of" && (w(tb - 1) == "a" || w(tb) == "a" || w(tb - 1) == "another"))
     return "the noun of an idiom";
   const Token& name = t[static_cast<size_t>(tb)];
-  const bool capital = !name.text.empty() && name.text[0] >= 'A' && name.text[0] <= 'Z';
+  const bool capital = Capitalised(name);
   if (te - tb == 1 && capital && tb > 0) {
     const bool closes = te == n || SentenceEnd(t[static_cast<size_t>(te)]) || w(te) == ",";
     const bool after_comma = w(tb - 1) == "," && tb >= 2 && !t[static_cast<size_t>(tb - 2)].punct &&
@@ -197,17 +199,12 @@ std::string NotAThing(const std::vector<Token>& t, int tb, int te) {
 // ever", "according to my sister, ..." (before the tail, in its sentence), "X is Dina's big
 // thing" (right after it).
 bool AttributedToOther(const std::vector<Token>& t, int tb, int te) {
-  auto capital = [&](int i) {
-    return i >= 0 && i < static_cast<int>(t.size()) && !t[static_cast<size_t>(i)].text.empty() &&
-           t[static_cast<size_t>(i)].text[0] >= 'A' && t[static_cast<size_t>(i)].text[0] <= 'Z' &&
-           t[static_cast<size_t>(i)].lower != "i";
-  };
+  const int n = static_cast<int>(t.size());
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, n); };
   for (int i = tb - 1; i >= 1 && !SentenceEnd(t[static_cast<size_t>(i)]); --i)
-    if (t[static_cast<size_t>(i - 1)].lower == "according" && t[static_cast<size_t>(i)].lower == "to" &&
-        i + 1 < tb && t[static_cast<size_t>(i + 1)].lower != "me")
-      return true;
-  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, static_cast<int>(t.size())); };
-  return (w(te) == "is" || w(te) == "'s" || w(te) == "are") && capital(te + 1) && w(te + 2) == "'s";
+    if (w(i - 1) == "according" && w(i) == "to" && i + 1 < tb && w(i + 1) != "me") return true;
+  const bool name_next = te + 1 < n && Capitalised(t[static_cast<size_t>(te + 1)]) && w(te + 1) != "i";
+  return (w(te) == "is" || w(te) == "'s" || w(te) == "are") && name_next && w(te + 2) == "'s";
 }
 
 // Whether the tail's clause asks the listener about it: "could you fill me in on X", "what can
@@ -233,9 +230,8 @@ bool AsksAbout(const std::vector<Token>& t, int tb) {
     if (kAsk.count(x)) ask = true;
   }
   // "any thoughts on X": no "you" needed.
-  if (!you && tb >= 2 && t[static_cast<size_t>(tb - 1)].lower == "on" &&
-      (t[static_cast<size_t>(tb - 2)].lower == "thoughts" || t[static_cast<size_t>(tb - 2)].lower == "views"))
-    return tb - 3 >= lo && t[static_cast<size_t>(tb - 3)].lower == "any";
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, lo, tb); };
+  if (!you && w(tb - 1) == "on" && (w(tb - 2) == "thoughts" || w(tb - 2) == "views")) return w(tb - 3) == "any";
   return you && wh_or_aux && ask;
 }
 
