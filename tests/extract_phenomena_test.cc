@@ -310,6 +310,28 @@ TEST(ExtractRuleVerifier, ARelativeIsSomeoneAndAConditionAState) {
   EXPECT_TRUE(asthma.relation.empty());
 }
 
+TEST(ExtractRuleVerifier, ANamedConditionDietOrBeliefIsThatState) {
+  const FeatureResources res = DefaultResources();
+  ASSERT_TRUE(res.named_state && res.lexname) << "WordNet or the ontology is missing";
+  RuleVerifier v(res);
+  // The copula "I'm X" read as the wrong relation: the tail's name decides.
+  EXPECT_EQ(VerifyAsserted(v, "I'm coeliac, so no bread.", "coeliac", "BELIEVES").relation, "HAS_CONDITION");
+  EXPECT_EQ(VerifyAsserted(v, "I'm vegan btw.", "vegan", "WORKS_AS").relation, "FOLLOWS_DIET");
+  EXPECT_EQ(VerifyAsserted(v, "I'm Catholic, for what it's worth.", "catholic", "WORKS_AS").relation, "BELIEVES");
+  // "diabetic" is first a person in WordNet; as a condition's name it is no person (rule 12).
+  const Verdict diabetic = VerifyAsserted(v, "I'm diabetic.", "diabetic", "BELIEVES");
+  EXPECT_TRUE(diabetic.valid);
+  EXPECT_EQ(diabetic.relation, "HAS_CONDITION");
+  // A condition is no taste; a diet or a belief can be ("I love being vegan" stays a liking).
+  EXPECT_EQ(VerifyAsserted(v, "I'm celiac so no bread for me.", "celiac", "DISLIKES").relation, "HAS_CONDITION");
+  const Verdict liking = VerifyAsserted(v, "I love being vegan.", "vegan", "LIKES");
+  EXPECT_TRUE(liking.valid);
+  EXPECT_TRUE(liking.relation.empty());
+  // Other tails keep their relation; the state relation's own reading is unchanged.
+  EXPECT_TRUE(VerifyAsserted(v, "I'm a nurse on the night shift.", "nurse", "WORKS_AS").relation.empty());
+  EXPECT_TRUE(VerifyAsserted(v, "I have asthma.", "asthma", "HAS_CONDITION").relation.empty());
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "ontomem/options.h"
 #include "ontology/ontology.h"
 #include "ontology/wordnet.h"
+#include "text/text.h"
 
 namespace ontomem::extract {
 
@@ -118,6 +120,22 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
       for (const auto* h : hits)
         if (std::find(rel->tail_types.begin(), rel->tail_types.end(), h->type) != rel->tail_types.end()) return 1;
       return -1;
+    };
+    // Concept names of the inventories a state relation lifts to (condition_class <-
+    // HAS_CONDITION, diet_class <- FOLLOWS_DIET, belief_kind <- BELIEVES).
+    auto states = std::make_shared<std::unordered_map<std::string, std::string>>();
+    for (const ConceptRelation& cr : ontology->concept_relations()) {
+      if (cr.source_relations.size() != 1) continue;
+      const std::string& rel = cr.source_relations.front();
+      if (rel != "HAS_CONDITION" && rel != "FOLLOWS_DIET" && rel != "BELIEVES") continue;
+      for (const Concept* c : ontology->ConceptsOf(cr.inventory)) {
+        states->emplace(text::AsciiLower(c->label), rel);
+        for (const std::string& syn : c->synonyms) states->emplace(text::AsciiLower(syn), rel);
+      }
+    }
+    r.named_state = [states](std::string_view tail) -> std::string {
+      auto it = states->find(std::string(tail));
+      return it == states->end() ? std::string() : it->second;
     };
     what += what.empty() ? "gazetteer" : ",gazetteer";
   }

@@ -270,12 +270,27 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     for (const auto& w : text::Tokenize(c.tail)) content |= !text::IsStopWord(w);
     if (!content) return reject("tail is a function word");
   }
+  // (15) A tail that names a condition, a diet or a belief states that relation, whatever the
+  // copula was read as ("I'm coeliac" as BELIEVES, "I'm vegan" as WORKS_AS); a taste is no
+  // condition either ("I'm celiac so no bread for me" read as DISLIKES celiac).
+  const std::string state = res_.named_state ? res_.named_state(text::AsciiLower(c.tail)) : std::string();
+  if (!state.empty() && state != c.relation &&
+      (c.relation == "BELIEVES" || c.relation == "WORKS_AS" || c.relation == "HAS_CONDITION" ||
+       c.relation == "FOLLOWS_DIET" ||
+       ((c.relation == "LIKES" || c.relation == "DISLIKES") && state == "HAS_CONDITION"))) {
+    Assertion as_state = c;
+    as_state.relation = state;
+    Verdict sv = Verify(as_state, turn);
+    if (sv.valid && sv.relation.empty()) sv.relation = state;
+    return sv;
+  }
   // (2) ontology types
   if (res_.type_check && res_.type_check(c.relation, c.tail) < 0) return reject("type mismatch");
   // (12) A condition is a state of the body or mind: a tail whose most frequent WordNet sense
   // is a food is one the speaker dislikes ("I really struggle with capers"), and a person, a
   // group, an object or a place is no condition ("an endorsement with a beverage company").
-  if (c.relation == "HAS_CONDITION" && res_.lexname) {
+  // A condition's own name passes ("diabetic" is first a person in WordNet).
+  if (c.relation == "HAS_CONDITION" && res_.lexname && state != "HAS_CONDITION") {
     const auto words = text::Tokenize(c.tail);
     const std::string lex = words.empty() ? "" : res_.lexname(text::AsciiLower(words.back()));
     if (lex == "noun.food" || lex == "noun.plant") v.relation = "DISLIKES";

@@ -58,7 +58,10 @@ class Verifier {
 // rejected; (14) so is a speaker's LIKES, DISLIKES or WANTS put in someone else's mouth
 // ("according to Priya, X is unmissable", "X is Tomas's big thing") or asked about with no
 // stance word of the speaker's ("could you fill me in on X", "any thoughts on X"; chat often
-// drops the question mark the relation model reads). The type check also refuses an
+// drops the question mark the relation model reads); (15) a tail that names a condition, a
+// diet or a belief (FeatureResources::named_state: "coeliac", "vegan", "catholic") takes that
+// relation when the copula was read as another state, a job, or (a condition) a taste ("I'm
+// diabetic" read as BELIEVES). The type check also refuses an
 // ALLERGIC_TO tail WordNet knows with no food, plant, animal, substance, product or body sense
 // ("dance", "auntie").
 class RuleVerifier : public Verifier {
