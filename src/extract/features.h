@@ -43,10 +43,10 @@ struct FeatureResources {
   // Ontology type check of a (relation, lower-case tail): +1 compatible, -1 incompatible,
   // 0 unknown. Used by the rule verifier and as a scorer input.
   std::function<int(std::string_view relation, std::string_view lower_tail)> type_check;
-  // The state relation a lower-case tail names by itself, or "": a condition's name ("coeliac",
-  // "diabetic") -> HAS_CONDITION, a diet's ("vegan") -> FOLLOWS_DIET, a belief's ("catholic") ->
-  // BELIEVES. From the ontology's inventories of those relations' concepts.
-  std::function<std::string(std::string_view lower_tail)> named_state;
+  // The state relation a tail names by itself, or "": a condition's name ("coeliac", "diabetic")
+  // -> HAS_CONDITION, a diet's ("vegan") -> FOLLOWS_DIET, a belief's ("catholic") -> BELIEVES.
+  // A label or synonym of a concept of those relations' inventories (Ontology::ConceptsBySynonym).
+  std::function<std::string(std::string_view tail)> named_state;
   // The kWordVectorDim-d word vector of a lower-case word into `out`; false if it has none. Read
   // only by the frame reader (frame_reader.h).
   std::function<bool(std::string_view lower_word, float* out)> word_vector;

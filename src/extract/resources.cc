@@ -11,7 +11,6 @@
 #include "ontomem/options.h"
 #include "ontology/ontology.h"
 #include "ontology/wordnet.h"
-#include "text/text.h"
 
 namespace ontomem::extract {
 
@@ -121,21 +120,19 @@ FeatureResources MakeResources(std::shared_ptr<const WordNet> wordnet, std::shar
         if (std::find(rel->tail_types.begin(), rel->tail_types.end(), h->type) != rel->tail_types.end()) return 1;
       return -1;
     };
-    // Concept names of the inventories a state relation lifts to (condition_class <-
-    // HAS_CONDITION, diet_class <- FOLLOWS_DIET, belief_kind <- BELIEVES).
-    auto states = std::make_shared<std::unordered_map<std::string, std::string>>();
+    // The state relation lifting each inventory (condition_class <- HAS_CONDITION, diet_class
+    // <- FOLLOWS_DIET, belief_kind <- BELIEVES); a tail names one of their concepts through the
+    // ontology's synonym index.
+    auto state_of = std::make_shared<std::unordered_map<std::string, std::string>>();
     for (const ConceptRelation& cr : ontology->concept_relations()) {
       if (cr.source_relations.size() != 1) continue;
       const std::string& rel = cr.source_relations.front();
-      if (rel != "HAS_CONDITION" && rel != "FOLLOWS_DIET" && rel != "BELIEVES") continue;
-      for (const Concept* c : ontology->ConceptsOf(cr.inventory)) {
-        states->emplace(text::AsciiLower(c->label), rel);
-        for (const std::string& syn : c->synonyms) states->emplace(text::AsciiLower(syn), rel);
-      }
+      if (rel == "HAS_CONDITION" || rel == "FOLLOWS_DIET" || rel == "BELIEVES") state_of->emplace(cr.inventory, rel);
     }
-    r.named_state = [states](std::string_view tail) -> std::string {
-      auto it = states->find(std::string(tail));
-      return it == states->end() ? std::string() : it->second;
+    r.named_state = [ontology, state_of](std::string_view tail) -> std::string {
+      for (const Concept* c : ontology->ConceptsBySynonym(tail))
+        if (auto it = state_of->find(c->inventory); it != state_of->end()) return it->second;
+      return std::string();
     };
     what += what.empty() ? "gazetteer" : ",gazetteer";
   }

@@ -273,7 +273,7 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
   // (15) A tail that names a condition, a diet or a belief states that relation, whatever the
   // copula was read as ("I'm coeliac" as BELIEVES, "I'm vegan" as WORKS_AS); a taste is no
   // condition either ("I'm celiac so no bread for me" read as DISLIKES celiac).
-  const std::string state = res_.named_state ? res_.named_state(text::AsciiLower(c.tail)) : std::string();
+  const std::string state = res_.named_state ? res_.named_state(c.tail) : std::string();
   if (!state.empty() && state != c.relation &&
       (c.relation == "BELIEVES" || c.relation == "WORKS_AS" || c.relation == "HAS_CONDITION" ||
        c.relation == "FOLLOWS_DIET" ||
