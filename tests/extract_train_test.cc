@@ -14,6 +14,7 @@
 #include "bench/ipr_synth.h"
 #include "extract/drills.h"
 #include "extract_fixtures.h"
+#include "extract/model_io.h"
 #include "extract/train.h"
 
 namespace ontomem::extract {
@@ -211,6 +212,39 @@ TEST_F(ExtractTrain, SavedModelsReloadIdentically) {
   for (const char* f : {"clusters.bin", "tagger.bin", "relation.bin", "scorer.bin"})
     EXPECT_LT(std::filesystem::file_size(dir + "/extractor/" + f), 2u << 20) << f;
   std::filesystem::remove_all(dir);
+}
+
+// The perceptrons' weights as bytes.
+std::string PerceptronBytes(const ExtractorModels& m) {
+  BlobWriter w;
+  m.tagger.model().Write(&w);
+  const_cast<RelationModel&>(m.relation).relation().Write(&w);
+  const_cast<RelationModel&>(m.relation).modality().Write(&w);
+  return w.bytes();
+}
+
+// Each example's place in a training order is keyed by its own id and text, not by its index, so
+// the same turns listed in another order train the same perceptrons (with a shuffle, one changed
+// turn reordered every example); another order seed or another number of averaged orders gives
+// other weights.
+TEST(ExtractTrainOrder, PerceptronsDependOnTheTurnsNotOnTheirListOrder) {
+  std::vector<AnnotatedTurn> train = Ipr("train", 12);
+  for (auto& d : GenerateDrills(300, 5)) train.push_back(std::move(d));
+  ASSERT_GT(train.size(), 300u);
+  TrainOptions o;
+  o.tagger_epochs = 2;
+  o.relation_epochs = 2;
+  o.scorer_epochs = 1;
+  o.orders = 2;
+  const std::string a = PerceptronBytes(*TrainModels(train, ClusterTable(), FeatureResources(), o));
+  std::vector<AnnotatedTurn> reversed(train.rbegin(), train.rend());
+  EXPECT_TRUE(a == PerceptronBytes(*TrainModels(reversed, ClusterTable(), FeatureResources(), o)));
+  TrainOptions other_seed = o;
+  other_seed.seed = o.seed + 1;
+  EXPECT_FALSE(a == PerceptronBytes(*TrainModels(train, ClusterTable(), FeatureResources(), other_seed)));
+  TrainOptions one_order = o;
+  one_order.orders = 1;
+  EXPECT_FALSE(a == PerceptronBytes(*TrainModels(train, ClusterTable(), FeatureResources(), one_order)));
 }
 
 }  // namespace

@@ -385,6 +385,13 @@ int main(int argc, char** argv) {
   train_ex->add_option("--out", ta.out_dir, "models directory (default: <repo>/models)");
   train_ex->add_option("--ipr-dialogues", ta.ipr_dialogues, "IPR-synth train dialogues")->capture_default_str();
   train_ex->add_option("--seed", ta.seed, "IPR-synth seed")->capture_default_str();
+  train_ex->add_option("--orders", ta.train.orders,
+                       "training orders whose perceptron weights are averaged (1 = a single order)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  train_ex->add_option("--order-seed", ta.train.seed,
+                       "seed of the training orders (another value draws other orders from the same data)")
+      ->capture_default_str();
   train_ex->add_option("--filler", ta.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
   train_ex->add_option("--lexicon", ta.lexicon_path, "lexicon file for GloVe clusters");
   train_ex->add_option("--ipr-phrasing-fold", ta.ipr_phrasing_fold,

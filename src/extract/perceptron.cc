@@ -52,6 +52,15 @@ void AveragedPerceptron::Average() {
   stamp_.shrink_to_fit();
 }
 
+void AveragedPerceptron::AddWeights(const AveragedPerceptron& other) {
+  if (other.w_.size() != w_.size()) return;  // models of another shape are never mixed
+  for (size_t i = 0; i < w_.size(); ++i) w_[i] += other.w_[i];
+}
+
+void AveragedPerceptron::ScaleWeights(float s) {
+  for (float& x : w_) x *= s;
+}
+
 void AveragedPerceptron::Write(BlobWriter* w) const {
   w->Pod<int32_t>(bits_);
   w->Pod<int32_t>(labels_);

@@ -30,6 +30,10 @@ class AveragedPerceptron {
   void Tick() { ++clock_; }
   // Replaces weights by their average over all ticks; ends training.
   void Average();
+  // After Average(): adds another finished model's weights (same shape; parameter mixing) and
+  // scales all weights, so K models trained in K orders can be averaged.
+  void AddWeights(const AveragedPerceptron& other);
+  void ScaleWeights(float s);
 
   void Write(BlobWriter* w) const;
   bool Read(BlobReader* r);

@@ -63,6 +63,7 @@ struct PreparedTurn {
   std::vector<GoldSpan> gold;
   int repeat = 1;
   int fold = 0;
+  uint64_t key = 0;  // hash of id and text: the turn's place in every training order
 };
 
 PreparedTurn PrepareTurn(const AnnotatedTurn& a, const ClusterTable& words, const FeatureResources& res,
@@ -71,6 +72,7 @@ PreparedTurn PrepareTurn(const AnnotatedTurn& a, const ClusterTable& words, cons
   t.src = &a;
   t.p = Prepare(a.text, a.speaker, words, res);
   t.repeat = repeat;
+  t.key = std::hash<std::string>()(a.id + '\n' + a.text);
   t.labels.assign(t.p.tokens.size(), kTagO);
   for (const auto& f : a.facts) {
     GoldSpan g;
@@ -90,21 +92,61 @@ PreparedTurn PrepareTurn(const AnnotatedTurn& a, const ClusterTable& words, cons
   return t;
 }
 
+// An item's place in one epoch of one training order: a hash of the order's seed, the epoch and
+// the item's own key (its turn's id and text, a span, a repeat). The perceptrons depend on the
+// order they see examples in; with a shuffle, adding or changing one training turn permuted every
+// other example anew (session 36: one changed turn moved IPR-synth dev strict recall by 3 points).
+// Keyed places move nothing but the changed turn's own examples.
+uint64_t OrderKey(uint64_t seed, int epoch, uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t h = seed ^ 0x9E3779B97F4A7C15ull;
+  for (uint64_t v : {static_cast<uint64_t>(epoch), a, b, c}) {
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+  }
+  return h;
+}
+
+// `items` sorted by `keys` (equal keys, which a 64-bit hash makes rare, keep their positions).
+std::vector<size_t> SortByKey(const std::vector<size_t>& items, const std::vector<uint64_t>& keys) {
+  std::vector<size_t> idx(items.size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return keys[x] < keys[y]; });
+  std::vector<size_t> out;
+  out.reserve(idx.size());
+  for (size_t i : idx) out.push_back(items[i]);
+  return out;
+}
+
+// The seed of training order `o` of `orders` (parameter mixing: each order trains a model from
+// scratch on the same examples, and their weights are averaged; McDonald et al. 2010).
+uint64_t OrderSeed(uint64_t seed, int o) { return seed + 7919ull * static_cast<uint64_t>(o); }
+
 std::vector<size_t> Schedule(const std::vector<PreparedTurn>& turns, const std::vector<size_t>& subset,
-                             std::mt19937_64& g) {
+                             uint64_t seed, int epoch) {
   std::vector<size_t> order;
+  std::vector<uint64_t> keys;
   for (size_t i : subset)
-    for (int r = 0; r < turns[i].repeat; ++r) order.push_back(i);
-  std::shuffle(order.begin(), order.end(), g);
-  return order;
+    for (int r = 0; r < turns[i].repeat; ++r) {
+      order.push_back(i);
+      keys.push_back(OrderKey(seed, epoch, turns[i].key, 0, static_cast<uint64_t>(r)));
+    }
+  return SortByKey(order, keys);
 }
 
 void TrainTagger(SpanTagger* tagger, const std::vector<PreparedTurn>& turns, const std::vector<size_t>& subset,
-                 int epochs, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  for (int e = 0; e < epochs; ++e)
-    for (size_t i : Schedule(turns, subset, g)) tagger->Learn(turns[i].p, turns[i].labels);
-  tagger->Finish();
+                 int epochs, int orders, uint64_t seed) {
+  const SpanTagger fresh = *tagger;
+  for (int o = 0; o < orders; ++o) {
+    SpanTagger t = fresh;
+    for (int e = 0; e < epochs; ++e)
+      for (size_t i : Schedule(turns, subset, OrderSeed(seed, o), e)) t.Learn(turns[i].p, turns[i].labels);
+    t.Finish();
+    if (o == 0) *tagger = std::move(t);
+    else tagger->model().AddWeights(t.model());
+  }
+  tagger->model().ScaleWeights(1.0f / static_cast<float>(orders));
 }
 
 // Relation examples of a turn: gold spans plus (out-of-fold) predicted spans: overlapping a gold
@@ -149,19 +191,36 @@ std::vector<RelExample> RelationExamples(const std::vector<PreparedTurn>& turns,
 }
 
 void TrainRelation(RelationModel* model, const std::vector<PreparedTurn>& turns, const std::vector<RelExample>& ex,
-                   const std::vector<size_t>& subset_turns, int epochs, uint64_t seed) {
+                   const std::vector<size_t>& subset_turns, int epochs, int orders, uint64_t seed) {
   std::vector<char> in(turns.size(), 0);
   for (size_t i : subset_turns) in[i] = 1;
   std::vector<size_t> idx;
+  std::vector<uint64_t> item;  // an example's own key: its turn's key, its span, its repeat
   for (size_t k = 0; k < ex.size(); ++k)
     if (in[ex[k].turn])
-      for (int r = 0; r < turns[ex[k].turn].repeat; ++r) idx.push_back(k);
-  std::mt19937_64 g(seed);
-  for (int e = 0; e < epochs; ++e) {
-    std::shuffle(idx.begin(), idx.end(), g);
-    for (size_t k : idx) model->Learn(turns[ex[k].turn].p, ex[k].ref, ex[k].relation, ex[k].modality);
+      for (int r = 0; r < turns[ex[k].turn].repeat; ++r) {
+        idx.push_back(k);
+        item.push_back(OrderKey(turns[ex[k].turn].key, 0, static_cast<uint64_t>(static_cast<uint32_t>(ex[k].ref.begin)),
+                                static_cast<uint64_t>(static_cast<uint32_t>(ex[k].ref.end)), static_cast<uint64_t>(r)));
+      }
+  const RelationModel fresh = *model;
+  std::vector<uint64_t> keys(idx.size());
+  for (int o = 0; o < orders; ++o) {
+    RelationModel m = fresh;
+    for (int e = 0; e < epochs; ++e) {
+      for (size_t j = 0; j < idx.size(); ++j) keys[j] = OrderKey(OrderSeed(seed, o), e, item[j], 0, 0);
+      for (size_t k : SortByKey(idx, keys)) m.Learn(turns[ex[k].turn].p, ex[k].ref, ex[k].relation, ex[k].modality);
+    }
+    m.Finish();
+    if (o == 0) {
+      *model = std::move(m);
+    } else {
+      model->relation().AddWeights(m.relation());
+      model->modality().AddWeights(m.modality());
+    }
   }
-  model->Finish();
+  model->relation().ScaleWeights(1.0f / static_cast<float>(orders));
+  model->modality().ScaleWeights(1.0f / static_cast<float>(orders));
 }
 
 bool CandidateCorrect(const Candidate& c, const PreparedTurn& t) {
@@ -200,6 +259,7 @@ std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& t
                                              const FeatureResources& res, const TrainOptions& opt,
                                              TrainStats* stats) {
   const auto t0 = Clock::now();
+  const int orders = std::max(1, opt.orders);
   auto models = std::make_shared<ExtractorModels>();
   models->clusters = std::move(words);
   std::vector<PreparedTurn> turns;
@@ -221,7 +281,7 @@ std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& t
   std::vector<std::vector<TaggedSpan>> oof_spans(turns.size());
   SpanTagger fold_tagger[2];
   for (int f = 0; f < 2; ++f) {
-    TrainTagger(&fold_tagger[f], turns, fold_idx[1 - f], opt.tagger_epochs, opt.seed + static_cast<uint64_t>(f));
+    TrainTagger(&fold_tagger[f], turns, fold_idx[1 - f], opt.tagger_epochs, orders, opt.seed + static_cast<uint64_t>(f));
     for (size_t i : fold_idx[f]) oof_spans[i] = fold_tagger[f].Tag(turns[i].p);
   }
   if (opt.verbose) fmt::print(stderr, "extractor: fold taggers done ({:.1f}s)\n", Since(t0));
@@ -232,7 +292,7 @@ std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& t
   std::vector<float> labels;
   for (int f = 0; f < 2; ++f) {
     RelationModel rel;
-    TrainRelation(&rel, turns, rel_ex, fold_idx[1 - f], opt.relation_epochs, opt.seed + 10 + static_cast<uint64_t>(f));
+    TrainRelation(&rel, turns, rel_ex, fold_idx[1 - f], opt.relation_epochs, orders, opt.seed + 10 + static_cast<uint64_t>(f));
     for (size_t i : fold_idx[f]) {
       for (const auto& c : GenerateCandidates(fold_tagger[f], rel, turns[i].p, res, 2)) {
         rows.push_back(c.x);
@@ -243,8 +303,8 @@ std::shared_ptr<ExtractorModels> TrainModels(const std::vector<AnnotatedTurn>& t
   if (opt.verbose) fmt::print(stderr, "extractor: {} scorer candidates ({:.1f}s)\n", rows.size(), Since(t0));
 
   // 3. Final tagger and relation model on everything.
-  TrainTagger(&models->tagger, turns, all, opt.tagger_epochs, opt.seed + 100);
-  TrainRelation(&models->relation, turns, rel_ex, all, opt.relation_epochs, opt.seed + 200);
+  TrainTagger(&models->tagger, turns, all, opt.tagger_epochs, orders, opt.seed + 100);
+  TrainRelation(&models->relation, turns, rel_ex, all, opt.relation_epochs, orders, opt.seed + 200);
 
   // 4. Scorer.
   models->scorer = learn::Mlp({kScorerInputs, opt.scorer_hidden, 1}, learn::OutputActivation::kSigmoid, opt.seed + 300);

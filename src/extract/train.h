@@ -28,7 +28,12 @@ struct TrainOptions {
   int scorer_epochs = 25;    // MLP (Adam) passes over the out-of-fold candidates
   int scorer_hidden = 256;   // the paper's size
   int handwritten_repeat = 3;  // how often each non-IPR turn is seen per epoch
-  uint64_t seed = 7;
+  // Training orders whose perceptron weights are averaged (parameter mixing). Each order is a
+  // keyed permutation of the examples (a hash of `seed`, the epoch and the example), so one
+  // changed training turn moves no other example, and averaging several orders keeps any one
+  // order's luck out of the models (docs/extraction.md, "Training order").
+  int orders = 4;
+  uint64_t seed = 7;  // the orders' seed (IPR-synth's seed is TrainExtractorArgs::seed)
   bool verbose = false;
 };
 
