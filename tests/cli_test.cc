@@ -298,5 +298,26 @@ TEST_F(CliTest, TrainExtractorWithFallbackPerceptrons) {
   EXPECT_NE(Cli(TrainSmallExtractor("fb", -5)).code, 0);
 }
 
+// --orders and --order-seed: the same seed trains the same bytes, another seed other weights,
+// and a number of orders out of range is refused before anything is written.
+TEST_F(CliTest, TrainExtractorOrderSeedAndOrders) {
+  auto tagger = [&](const std::string& out) {
+    std::ifstream f(dir_ + "/" + out + "/extractor/tagger.bin", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  CliRun a = Cli(TrainSmallExtractor("o1") + " --orders 2 --order-seed 3");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("averaged over 2 training orders (order seed 3)"), std::string::npos) << a.out;
+  ASSERT_EQ(Cli(TrainSmallExtractor("o2") + " --orders 2 --order-seed 3").code, 0);
+  ASSERT_EQ(Cli(TrainSmallExtractor("o3") + " --orders 2 --order-seed 4").code, 0);
+  ASSERT_FALSE(tagger("o1").empty());
+  EXPECT_TRUE(tagger("o1") == tagger("o2"));
+  EXPECT_FALSE(tagger("o1") == tagger("o3"));
+  CliRun bad = Cli(TrainSmallExtractor("o4") + " --orders 0");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("--orders"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/o4"));
+}
+
 }  // namespace
 }  // namespace ontomem

@@ -816,6 +816,8 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
              n_extra ? fmt::format(" and {} extra sets of {}", n_extra, args.ipr_extra_dialogues) : "", args.drills,
              args.idiom_drills, n_hand, stats.facts);
   fmt::print("word table: {} ({:.1f}s); resources: {}\n", note, word_secs, wired.empty() ? "none" : wired);
+  fmt::print("perceptrons: weights averaged over {} training order{} (order seed {})\n", std::max(1, args.train.orders),
+             args.train.orders > 1 ? "s" : "", args.train.seed);
   fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
              stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));
   if (!frame_summary.empty()) fmt::print("{}\n", frame_summary);
