@@ -390,7 +390,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   train_ex->add_option("--order-seed", ta.train.seed,
-                       "seed of the training orders (another value draws other orders from the same data)")
+                       "seed of the training orders and the scorer (another value trains another draw on the same data)")
       ->capture_default_str();
   train_ex->add_option("--filler", ta.filler_path, "LoCoMo file for IPR filler turns")->capture_default_str();
   train_ex->add_option("--lexicon", ta.lexicon_path, "lexicon file for GloVe clusters");

@@ -53,7 +53,7 @@ void AveragedPerceptron::Average() {
 }
 
 void AveragedPerceptron::AddWeights(const AveragedPerceptron& other) {
-  if (other.w_.size() != w_.size()) return;  // models of another shape are never mixed
+  if (other.w_.size() != w_.size()) return;
   for (size_t i = 0; i < w_.size(); ++i) w_[i] += other.w_[i];
 }
 

@@ -30,8 +30,8 @@ class AveragedPerceptron {
   void Tick() { ++clock_; }
   // Replaces weights by their average over all ticks; ends training.
   void Average();
-  // After Average(): adds another finished model's weights (same shape; parameter mixing) and
-  // scales all weights, so K models trained in K orders can be averaged.
+  // After Average(): adds another finished model's weights and scales all weights, so K models
+  // trained in K orders can be averaged (parameter mixing). A model of another shape adds nothing.
   void AddWeights(const AveragedPerceptron& other);
   void ScaleWeights(float s);
 
