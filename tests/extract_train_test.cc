@@ -218,8 +218,8 @@ TEST_F(ExtractTrain, SavedModelsReloadIdentically) {
 std::string PerceptronBytes(const ExtractorModels& m) {
   BlobWriter w;
   m.tagger.model().Write(&w);
-  const_cast<RelationModel&>(m.relation).relation().Write(&w);
-  const_cast<RelationModel&>(m.relation).modality().Write(&w);
+  m.relation.relation().Write(&w);
+  m.relation.modality().Write(&w);
   return w.bytes();
 }
 

@@ -257,8 +257,8 @@ Status ExtractorModels::Save(const std::string& dir) const {
   }
   {
     BlobWriter w;
-    const_cast<RelationModel&>(relation).relation().Write(&w);
-    const_cast<RelationModel&>(relation).modality().Write(&w);
+    relation.relation().Write(&w);
+    relation.modality().Write(&w);
     RETURN_IF_ERROR(WriteModelFile(dir + "/relation.bin", "RELC", w.bytes()));
   }
   RETURN_IF_ERROR(WriteModelFile(dir + "/scorer.bin", "SCOR", scorer.Serialize()));

@@ -33,6 +33,9 @@ class SpanTagger {
   // One perceptron pass over one sentence with gold labels (size == tokens).
   void Learn(const Prepared& p, const std::vector<int>& gold);
   void Finish() { model_.Average(); }
+  // Parameter mixing over training orders (extract/train.cc): sum, then scale.
+  void AddWeights(const SpanTagger& o) { model_.AddWeights(o.model_); }
+  void ScaleWeights(float s) { model_.ScaleWeights(s); }
   AveragedPerceptron& model() { return model_; }
   const AveragedPerceptron& model() const { return model_; }
 
@@ -53,8 +56,18 @@ class RelationModel {
   // relation in [0, 16] (16 = NONE); modality < 0 = do not train the modality head.
   void Learn(const Prepared& p, const SpanRef& c, int relation, int modality);
   void Finish() { rel_.Average(); mod_.Average(); }
+  void AddWeights(const RelationModel& o) {
+    rel_.AddWeights(o.rel_);
+    mod_.AddWeights(o.mod_);
+  }
+  void ScaleWeights(float s) {
+    rel_.ScaleWeights(s);
+    mod_.ScaleWeights(s);
+  }
   AveragedPerceptron& relation() { return rel_; }
   AveragedPerceptron& modality() { return mod_; }
+  const AveragedPerceptron& relation() const { return rel_; }
+  const AveragedPerceptron& modality() const { return mod_; }
 
  private:
   AveragedPerceptron rel_, mod_;

@@ -135,18 +135,27 @@ std::vector<size_t> Schedule(const std::vector<PreparedTurn>& turns, const std::
   return SortByKey(order, keys);
 }
 
+// Trains `orders` copies of `*model` as it is now, copy o by `train_one(&copy, OrderSeed(seed, o))`,
+// and leaves the average of their weights in `*model`.
+template <typename Model, typename TrainOne>
+void AverageOverOrders(Model* model, int orders, uint64_t seed, const TrainOne& train_one) {
+  const Model fresh = *model;
+  for (int o = 0; o < orders; ++o) {
+    Model m = fresh;
+    train_one(&m, OrderSeed(seed, o));
+    m.Finish();
+    if (o == 0) *model = std::move(m);
+    else model->AddWeights(m);
+  }
+  model->ScaleWeights(1.0f / static_cast<float>(orders));
+}
+
 void TrainTagger(SpanTagger* tagger, const std::vector<PreparedTurn>& turns, const std::vector<size_t>& subset,
                  int epochs, int orders, uint64_t seed) {
-  const SpanTagger fresh = *tagger;
-  for (int o = 0; o < orders; ++o) {
-    SpanTagger t = fresh;
+  AverageOverOrders(tagger, orders, seed, [&](SpanTagger* t, uint64_t order_seed) {
     for (int e = 0; e < epochs; ++e)
-      for (size_t i : Schedule(turns, subset, OrderSeed(seed, o), e)) t.Learn(turns[i].p, turns[i].labels);
-    t.Finish();
-    if (o == 0) *tagger = std::move(t);
-    else tagger->model().AddWeights(t.model());
-  }
-  tagger->model().ScaleWeights(1.0f / static_cast<float>(orders));
+      for (size_t i : Schedule(turns, subset, order_seed, e)) t->Learn(turns[i].p, turns[i].labels);
+  });
 }
 
 // Relation examples of a turn: gold spans plus (out-of-fold) predicted spans: overlapping a gold
@@ -203,24 +212,13 @@ void TrainRelation(RelationModel* model, const std::vector<PreparedTurn>& turns,
         item.push_back(OrderKey(turns[ex[k].turn].key, 0, static_cast<uint64_t>(static_cast<uint32_t>(ex[k].ref.begin)),
                                 static_cast<uint64_t>(static_cast<uint32_t>(ex[k].ref.end)), static_cast<uint64_t>(r)));
       }
-  const RelationModel fresh = *model;
   std::vector<uint64_t> keys(idx.size());
-  for (int o = 0; o < orders; ++o) {
-    RelationModel m = fresh;
+  AverageOverOrders(model, orders, seed, [&](RelationModel* m, uint64_t order_seed) {
     for (int e = 0; e < epochs; ++e) {
-      for (size_t j = 0; j < idx.size(); ++j) keys[j] = OrderKey(OrderSeed(seed, o), e, item[j], 0, 0);
-      for (size_t k : SortByKey(idx, keys)) m.Learn(turns[ex[k].turn].p, ex[k].ref, ex[k].relation, ex[k].modality);
+      for (size_t j = 0; j < idx.size(); ++j) keys[j] = OrderKey(order_seed, e, item[j], 0, 0);
+      for (size_t k : SortByKey(idx, keys)) m->Learn(turns[ex[k].turn].p, ex[k].ref, ex[k].relation, ex[k].modality);
     }
-    m.Finish();
-    if (o == 0) {
-      *model = std::move(m);
-    } else {
-      model->relation().AddWeights(m.relation());
-      model->modality().AddWeights(m.modality());
-    }
-  }
-  model->relation().ScaleWeights(1.0f / static_cast<float>(orders));
-  model->modality().ScaleWeights(1.0f / static_cast<float>(orders));
+  });
 }
 
 bool CandidateCorrect(const Candidate& c, const PreparedTurn& t) {
@@ -816,7 +814,7 @@ int RunTrainExtractor(const TrainExtractorArgs& args) {
              n_extra ? fmt::format(" and {} extra sets of {}", n_extra, args.ipr_extra_dialogues) : "", args.drills,
              args.idiom_drills, n_hand, stats.facts);
   fmt::print("word table: {} ({:.1f}s); resources: {}\n", note, word_secs, wired.empty() ? "none" : wired);
-  fmt::print("perceptrons: weights averaged over {} training order{} (order seed {})\n", std::max(1, args.train.orders),
+  fmt::print("perceptrons: weights averaged over {} training order{} (order seed {})\n", args.train.orders,
              args.train.orders > 1 ? "s" : "", args.train.seed);
   fmt::print("scorer: {} out-of-fold candidates, {} positive; models trained in {:.1f}s; total {:.1f}s\n",
              stats.scorer_examples, stats.scorer_positives, stats.seconds, Since(t0));
