@@ -332,6 +332,37 @@ TEST(ExtractRuleVerifier, ANamedConditionDietOrBeliefIsThatState) {
   EXPECT_TRUE(VerifyAsserted(v, "I have asthma.", "asthma", "HAS_CONDITION").relation.empty());
 }
 
+// Rule 16: a diet's tail names a diet or reads as one; the relation model's diets from a closed
+// list taught it that hyphenated words and times are diets.
+TEST(ExtractRuleVerifier, ADietTailNamesADiet) {
+  const FeatureResources res = DefaultResources();
+  ASSERT_TRUE(res.named_state) << "the ontology is missing";
+  RuleVerifier v(res);
+  for (const auto& [text, tail] : std::vector<std::pair<std::string, std::string>>{
+           {"Kuba has swimming on Tuesday at four-fifteen.", "four-fifteen"},
+           {"I always click place-order too fast.", "place-order"},
+           {"Her shifts run 19:00 to 07:00.", "00"},
+           {"I had soup for lunch.", "soup"}}) {
+    const Verdict d = VerifyAsserted(v, text, tail, "FOLLOWS_DIET");
+    EXPECT_FALSE(d.valid) << text;
+    EXPECT_EQ(d.reason, "no diet named") << text;
+  }
+  // Diets the ontology names, and ones it does not that read as diets, stay.
+  for (const auto& [text, tail] : std::vector<std::pair<std::string, std::string>>{
+           {"I've been vegetarian for years.", "vegetarian"},
+           {"We keep halal at home.", "halal"},
+           {"I went wheat-free last spring.", "wheat-free"},
+           {"My cardiologist put me on a low-sodium diet.", "low-sodium diet"},
+           {"I'm flexitarian these days.", "flexitarian"},
+           {"I follow the DASH diet.", "DASH"},
+           {"I'm on a strict no pork rule.", "no pork"}})
+    EXPECT_TRUE(VerifyAsserted(v, text, tail, "FOLLOWS_DIET").valid) << text;
+  // Without the ontology nothing is known about diets, and nothing is rejected for it.
+  FeatureResources bare = res;
+  bare.named_state = nullptr;
+  EXPECT_TRUE(VerifyAsserted(RuleVerifier(bare), "I had soup for lunch.", "soup", "FOLLOWS_DIET").valid);
+}
+
 // The shipped models (models/extractor, or $ONTOMEM_MODELS) on sentences from other domains.
 class ShippedExtractor : public ::testing::Test {
  protected:

@@ -253,6 +253,31 @@ bool DietOfAThing(const std::vector<Token>& t, int at) {
   return NearestSubjectIn(t, at, ClauseEnd, kThing, kPerson);
 }
 
+// Whether a tail the ontology does not name as a diet still reads as one: "wheat-free",
+// "low-FODMAP", "no pork", "flexitarian", "a DASH diet", "fasting". The relation model learned
+// diets from a closed list whose hyphenated members ("gluten-free") taught it that hyphenated
+// words are diets ("four-fifteen", "place-order", "rubber-band").
+bool ReadsAsDiet(const std::vector<Token>& t, int tb, int te) {
+  static const std::set<std::string, std::less<>> kLead = {"low", "no", "non", "high", "zero", "plant"};
+  static const std::set<std::string, std::less<>> kWord = {"diet", "fasting", "free", "eater", "diets"};
+  auto ends_with = [](const std::string& w, std::string_view suffix) {
+    return w.size() > suffix.size() && w.compare(w.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  auto starts_with = [](const std::string& w, std::string_view prefix) {
+    return w.size() > prefix.size() && w.compare(0, prefix.size(), prefix) == 0;
+  };
+  for (int i = tb; i < te; ++i) {
+    const std::string& w = t[static_cast<size_t>(i)].lower;
+    if (kWord.count(w) || ends_with(w, "-free") || ends_with(w, "arian")) return true;
+    if (i == tb && (kLead.count(w) || starts_with(w, "low-") || starts_with(w, "high-") || starts_with(w, "non-") ||
+                    starts_with(w, "no-")))
+      return true;
+  }
+  // "the DASH diet", "a strict Whole30 plan": the word after the tail names it a diet.
+  return te < static_cast<int>(t.size()) && kWord.count(t[static_cast<size_t>(te)].lower) > 0 &&
+         t[static_cast<size_t>(te)].lower != "free";
+}
+
 }  // namespace
 
 Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
@@ -337,6 +362,9 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
     // like" is a wish.
     if (std::string why = NotAThing(toks, tb, te); !why.empty()) return reject("tail is " + why);
     if (c.relation == "FOLLOWS_DIET" && DietOfAThing(toks, tb)) return reject("a diet said of a thing");
+    // (16) A diet's tail names a diet (the ontology's diet_class synonyms) or reads as one.
+    if (c.relation == "FOLLOWS_DIET" && res_.named_state && state != "FOLLOWS_DIET" && !ReadsAsDiet(toks, tb, te))
+      return reject("no diet named");
     if (c.relation == "LIKES" && FeelLike(toks, tb)) v.relation = "WANTS";
     // (9) A stance placed in the past no longer holds.
     // Kin stay kin: "my brother used to race motocross" still has the brother.
