@@ -61,7 +61,9 @@ class Verifier {
 // drops the question mark the relation model reads); (15) a tail that names a condition, a
 // diet or a belief (FeatureResources::named_state: "coeliac", "vegan", "catholic") takes that
 // relation when the copula was read as another state, a job, or (a condition) a taste ("I'm
-// diabetic" read as BELIEVES). The type check also refuses an
+// diabetic" read as BELIEVES); (16) a FOLLOWS_DIET tail names a diet (a diet_class synonym) or
+// reads as one ("wheat-free", "low-FODMAP", "no pork", "flexitarian", "the DASH diet"):
+// "four-fifteen" and "place-order" are no diets. The type check also refuses an
 // ALLERGIC_TO tail WordNet knows with no food, plant, animal, substance, product or body sense
 // ("dance", "auntie").
 class RuleVerifier : public Verifier {
