@@ -273,7 +273,8 @@ bool ReadsAsDiet(const std::vector<Token>& t, int tb, int te) {
                     starts_with(w, "no-")))
       return true;
   }
-  // "the DASH diet", "a strict Whole30 plan": the word after the tail names it a diet.
+  // "the DASH diet": the word after the tail names it a diet; "free" after it does not ("kept
+  // Saturday free").
   return te < static_cast<int>(t.size()) && kWord.count(t[static_cast<size_t>(te)].lower) > 0 &&
          t[static_cast<size_t>(te)].lower != "free";
 }
