@@ -275,8 +275,8 @@ bool ReadsAsDiet(const std::vector<Token>& t, int tb, int te) {
   }
   // "the DASH diet": the word after the tail names it a diet; "free" after it does not ("kept
   // Saturday free").
-  return te < static_cast<int>(t.size()) && kWord.count(t[static_cast<size_t>(te)].lower) > 0 &&
-         t[static_cast<size_t>(te)].lower != "free";
+  static const std::set<std::string, std::less<>> kAfter = {"diet", "fasting", "eater", "diets"};
+  return te < static_cast<int>(t.size()) && kAfter.count(t[static_cast<size_t>(te)].lower) > 0;
 }
 
 }  // namespace
