@@ -218,8 +218,7 @@ TEST_F(ExtractTrain, SavedModelsReloadIdentically) {
 std::string PerceptronBytes(const ExtractorModels& m) {
   BlobWriter w;
   m.tagger.model().Write(&w);
-  m.relation.relation().Write(&w);
-  m.relation.modality().Write(&w);
+  m.relation.Write(&w);
   return w.bytes();
 }
 

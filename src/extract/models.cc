@@ -257,8 +257,7 @@ Status ExtractorModels::Save(const std::string& dir) const {
   }
   {
     BlobWriter w;
-    relation.relation().Write(&w);
-    relation.modality().Write(&w);
+    relation.Write(&w);
     RETURN_IF_ERROR(WriteModelFile(dir + "/relation.bin", "RELC", w.bytes()));
   }
   RETURN_IF_ERROR(WriteModelFile(dir + "/scorer.bin", "SCOR", scorer.Serialize()));
@@ -292,9 +291,7 @@ StatusOr<std::unique_ptr<ExtractorModels>> ExtractorModels::Load(const std::stri
     const std::string path = dir + "/relation.bin";
     ASSIGN_OR_RETURN(std::string b, ReadModelFile(path, "RELC"));
     BlobReader r(b);
-    if (!m->relation.relation().Read(&r) || !m->relation.modality().Read(&r) || !r.done() ||
-        m->relation.relation().labels() != kNumRelations + 1 || m->relation.modality().labels() != kNumModalities)
-      return bad(path, "has a malformed payload");
+    if (!m->relation.Read(&r) || !r.done()) return bad(path, "has a malformed payload");
   }
   {
     const std::string path = dir + "/scorer.bin";

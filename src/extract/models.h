@@ -64,10 +64,15 @@ class RelationModel {
     rel_.ScaleWeights(s);
     mod_.ScaleWeights(s);
   }
-  AveragedPerceptron& relation() { return rel_; }
-  AveragedPerceptron& modality() { return mod_; }
-  const AveragedPerceptron& relation() const { return rel_; }
-  const AveragedPerceptron& modality() const { return mod_; }
+  // relation.bin's payload: the relation perceptron, then the modality one. Read is false on a
+  // malformed blob or one with other label counts.
+  void Write(BlobWriter* w) const {
+    rel_.Write(w);
+    mod_.Write(w);
+  }
+  bool Read(BlobReader* r) {
+    return rel_.Read(r) && mod_.Read(r) && rel_.labels() == kNumRelations + 1 && mod_.labels() == kNumModalities;
+  }
 
  private:
   AveragedPerceptron rel_, mod_;
