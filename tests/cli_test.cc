@@ -192,6 +192,20 @@ TEST_F(CliTest, UnreachableEmbeddingEndpointNamesIt) {
       << r.err;
 }
 
+TEST_F(CliTest, FactVerifierEndpointIsCheckedAndItsFailuresReported) {
+  const std::string f = Write("jazz.jsonl", "{\"id\":\"j1\",\"speaker\":\"Ana\",\"text\":\"I love jazz.\"}\n");
+  CliRun r = Cli("ingest " + D() + "--user ana --verify-url 127.0.0.1:9 '" + f + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("base_url must start with http:// or https://"), std::string::npos) << r.err;
+  // Nothing answers HTTP on port 9: the rules' verdict stands, and ingest says the endpoint failed.
+  r = Cli("ingest " + D() + "--user ana --verify-url http://127.0.0.1:9 '" + f + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("fact verifier http://127.0.0.1:9: 1 requests, 1 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("warning: 1 of 1 requests to http://127.0.0.1:9 failed"), std::string::npos) << r.err;
+  r = Cli("graph " + D() + "--user ana");
+  EXPECT_NE(r.out.find("-LIKES-> entity:jazz"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, HelpOnEveryCommand) {
   for (const char* c : {"", "ingest ", "search ", "forget ", "export ", "users ", "demo ", "bench ",
                         "graph ", "fact ", "bench gen-ipr ", "bench compose-prefeval ",

@@ -3,9 +3,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "extract/verifier.h"
+#include "fake_embedder.h"
+#include "ontomem/memory.h"
+#include "test_util.h"
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
 #include "loopback_http.h"
@@ -16,9 +20,32 @@
 namespace ontomem::extract {
 namespace {
 
+Turn AnaSays(std::string text) {
+  Turn t;
+  t.speaker = "Ana";
+  t.text = std::move(text);
+  return t;
+}
+
+// An asserted fact of Ana's whose tail is the first `tail` in the turn's text.
+Assertion AnasFact(const Turn& turn, std::string relation, std::string tail) {
+  Assertion a;
+  a.head = "Ana";
+  a.relation = std::move(relation);
+  a.tail_begin = static_cast<int32_t>(turn.text.find(tail));
+  a.tail_end = a.tail_begin + static_cast<int32_t>(tail.size());
+  a.tail = std::move(tail);
+  a.modality = Modality::kAsserted;
+  return a;
+}
+
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
 
-// mode: 0 valid JSON answer, 1 malformed content, 2 slow (sleeps), 3 HTTP 500, 4 unknown relation
+Turn TheTurn() { return AnaSays("I can't stand jazz."); }
+Assertion TheCandidate() { return AnasFact(TheTurn(), "LIKES", "jazz"); }
+
+// mode: 0 valid JSON answer (rejects, names DISLIKES), 1 malformed content, 2 slow (sleeps),
+// 3 HTTP 500, 4 unknown relation, 5 confirms without naming a relation
 class FakeChatServer {
  public:
   FakeChatServer() {
@@ -32,8 +59,10 @@ class FakeChatServer {
         res.set_content("{\"error\":\"boom\"}", "application/json");
         return;
       }
-      std::string content = mode == 1 ? "sure! the answer is yes" : mode == 4 ? "{\"valid\": true, \"relation\": \"ENJOYS\"}"
-                                                                         : "```json\n{\"valid\": false, \"relation\": \"DISLIKES\"}\n```";
+      std::string content = mode == 1   ? "sure! the answer is yes"
+                            : mode == 4 ? "{\"valid\": true, \"relation\": \"ENJOYS\"}"
+                            : mode == 5 ? "{\"valid\": true}"
+                                        : "```json\n{\"valid\": false, \"relation\": \"DISLIKES\"}\n```";
       nlohmann::json body = {{"id", "x"},
                              {"object", "chat.completion"},
                              {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}}}}};
@@ -52,24 +81,6 @@ class FakeChatServer {
   std::atomic<int> mode_{0}, requests_{0};
   std::string last_body_;
 };
-
-Turn TheTurn() {
-  Turn t;
-  t.speaker = "Ana";
-  t.text = "I can't stand jazz.";
-  return t;
-}
-
-Assertion TheCandidate() {
-  Assertion a;
-  a.head = "Ana";
-  a.relation = "LIKES";
-  a.tail = "jazz";
-  a.tail_begin = 14;
-  a.tail_end = 18;
-  a.modality = Modality::kAsserted;
-  return a;
-}
 
 TEST(ExtractLlmVerifier, ValidAnswerIsUsed) {
   FakeChatServer server;
@@ -131,21 +142,119 @@ TEST(ExtractLlmVerifier, UnreachableServerFallsBack) {
   EXPECT_EQ(v.failures(), 1);
 }
 
+// confirm_only (the engine's Options::fact_verifier): the rules decide first, the endpoint is
+// asked about the fact as the rules read it and can only reject or rename it.
+TEST(ExtractLlmVerifier, ConfirmOnlyAsksAboutWhatTheRulesPassed) {
+  FakeChatServer server;
+  LlmVerifierOptions o;
+  o.base_url = "http://127.0.0.1:" + std::to_string(server.port());
+  o.confirm_only = true;
+  LlmVerifier v(o);
+
+  // The rules reject "I don't own a car" as an asserted OWNS: nothing is sent.
+  const Turn neg = AnaSays("I don't own a car.");
+  const Verdict rejected = v.Verify(AnasFact(neg, "OWNS", "car"), neg);
+  EXPECT_FALSE(rejected.valid);
+  EXPECT_FALSE(rejected.fallback);
+  EXPECT_EQ(server.requests(), 0);
+  EXPECT_EQ(v.calls(), 0);
+
+  // The rules turn LIKES into DISLIKES ("can't stand"); the endpoint is asked about DISLIKES and
+  // its plain confirmation keeps the rules' relation.
+  server.set_mode(5);
+  const Verdict confirmed = v.Verify(TheCandidate(), TheTurn());
+  EXPECT_TRUE(confirmed.valid);
+  EXPECT_FALSE(confirmed.fallback);
+  EXPECT_EQ(confirmed.relation, "DISLIKES");
+  EXPECT_EQ(server.requests(), 1);
+  EXPECT_NE(server.last_body().find("relation=DISLIKES"), std::string::npos) << server.last_body();
+
+  // The endpoint's "no" wins over the rules' "yes".
+  server.set_mode(0);
+  const Verdict vetoed = v.Verify(TheCandidate(), TheTurn());
+  EXPECT_FALSE(vetoed.valid);
+  EXPECT_EQ(vetoed.reason, "llm rejected");
+
+  // A failure keeps the rules' verdict and is counted.
+  server.set_mode(3);
+  const Verdict failed = v.Verify(TheCandidate(), TheTurn());
+  EXPECT_TRUE(failed.fallback);
+  EXPECT_TRUE(failed.valid);
+  EXPECT_EQ(failed.relation, "DISLIKES");
+  EXPECT_EQ(v.calls(), 3);
+  EXPECT_EQ(v.failures(), 1);
+}
+
+// The real engine with the endpoint as its fact verifier: a fact the endpoint rejects adds no
+// edge, one it confirms does, and an endpoint that is down costs the rules' edge nothing.
+TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
+  FakeChatServer server;
+  const std::string dir = ontomem::testing::MakeTempDir("ontomem-fact-verifier");
+  Options o;
+  o.data_dir = dir;
+  o.ontology_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json";
+  o.models_dir = std::string(ONTOMEM_SOURCE_DIR) + "/models";
+  o.embedder = std::make_shared<ontomem::testing::FakeEmbedder>();
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
+  o.fact_verifier.base_url = "http://127.0.0.1:" + std::to_string(server.port());
+  o.fact_verifier.timeout_ms = 1000;
+  auto likes_jazz = [](Memory& m, const UserKey& k) {
+    auto g = m.GraphJson(k);
+    EXPECT_TRUE(g.ok()) << g.status().ToString();
+    if (!g.ok()) return false;
+    const nlohmann::json doc = nlohmann::json::parse(*g);
+    for (const auto& e : doc["edges"])
+      if (e["relation"] == "LIKES" && e["target"].get<std::string>().find("jazz") != std::string::npos &&
+          e["valid_to"].is_null())
+        return true;
+    return false;
+  };
+  const Turn jazz = ontomem::testing::MakeTurn("D1:1", "Ana", "I love jazz.");
+  {
+    auto mem = Memory::Open(o);
+    ASSERT_TRUE(mem.ok()) << mem.status().ToString();
+    server.set_mode(0);  // rejects
+    const UserKey ana{"acme", "ana"};
+    ASSERT_TRUE((*mem)->Ingest(ana, jazz).ok());
+    EXPECT_GE(server.requests(), 1);
+    EXPECT_FALSE(likes_jazz(**mem, ana));
+    server.set_mode(5);  // confirms
+    const UserKey bea{"acme", "bea"};
+    ASSERT_TRUE((*mem)->Ingest(bea, jazz).ok());
+    EXPECT_TRUE(likes_jazz(**mem, bea));
+    const FactVerifierStats fv = (*mem)->GetFactVerifierStats();
+    EXPECT_EQ(fv.requests, static_cast<uint64_t>(server.requests()));
+    EXPECT_EQ(fv.failures, 0u);
+  }
+  // Nothing listens: the rules' verdict stands and ingest succeeds.
+  o.fact_verifier.base_url = "http://127.0.0.1:1";
+  o.fact_verifier.timeout_ms = 300;
+  {
+    auto mem = Memory::Open(o);
+    ASSERT_TRUE(mem.ok()) << mem.status().ToString();
+    const UserKey cy{"acme", "cy"};
+    ASSERT_TRUE((*mem)->Ingest(cy, jazz).ok());
+    EXPECT_TRUE(likes_jazz(**mem, cy));
+    const FactVerifierStats fv = (*mem)->GetFactVerifierStats();
+    EXPECT_GE(fv.requests, 1u);
+    EXPECT_EQ(fv.failures, fv.requests);
+  }
+  // A base_url that is no URL is refused when the memory opens.
+  o.fact_verifier.base_url = "127.0.0.1:8080";
+  auto bad = Memory::Open(o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("http://"), std::string::npos) << bad.status().ToString();
+  std::filesystem::remove_all(dir);
+}
+
 #else
 
 TEST(ExtractLlmVerifier, BuiltWithoutHttpClientFallsBack) {
   EXPECT_FALSE(LlmVerifierAvailable());
   LlmVerifier v(LlmVerifierOptions{});
-  Turn t;
-  t.speaker = "Ana";
-  t.text = "I love jazz.";
-  Assertion a;
-  a.head = "Ana";
-  a.relation = "LIKES";
-  a.tail = "jazz";
-  a.tail_begin = 7;
-  a.tail_end = 11;
-  EXPECT_TRUE(v.Verify(a, t).fallback);
+  const Turn t = AnaSays("I love jazz.");
+  EXPECT_TRUE(v.Verify(AnasFact(t, "LIKES", "jazz"), t).fallback);
   EXPECT_EQ(v.failures(), 1);
   GTEST_SKIP() << "cpp-httplib is not linked into ontomem_lib (add PkgConfig::HTTPLIB); fake-server tests skipped";
 }

@@ -55,13 +55,18 @@ struct Common {
   std::string user;
   std::string lexicon;
   std::string embed_url, embed_model = "default";
+  std::string verify_url, verify_model = "default";
 };
 
-void AddEmbedFlags(CLI::App* cmd, Common* c) {
+void AddEndpointFlags(CLI::App* cmd, Common* c) {
   cmd->add_option("--embed-url", c->embed_url,
                   "OpenAI-compatible embedding endpoint for the dense view (key: $ONTOMEM_EMBED_API_KEY); "
                   "default: the GloVe-SIF lexicon");
   cmd->add_option("--embed-model", c->embed_model, "model name sent to --embed-url")->capture_default_str();
+  cmd->add_option("--verify-url", c->verify_url,
+                  "OpenAI-compatible chat endpoint that must confirm each fact the rules pass before it "
+                  "becomes an edge (key: $ONTOMEM_VERIFY_API_KEY); default: the rules alone");
+  cmd->add_option("--verify-model", c->verify_model, "model name sent to --verify-url")->capture_default_str();
 }
 
 // The dense view's embedder: an endpoint when --embed-url is given, else null (the lexicon).
@@ -75,13 +80,20 @@ Status SetEmbedder(const Common& c, Options* o) {
   return Status::Ok();
 }
 
+// The chat endpoint that confirms extracted facts, when --verify-url is given.
+void SetFactVerifier(const Common& c, Options* o) {
+  o->fact_verifier.base_url = c.verify_url;
+  o->fact_verifier.model = c.verify_model;
+  if (const char* key = std::getenv("ONTOMEM_VERIFY_API_KEY")) o->fact_verifier.api_key = key;
+}
+
 void AddStoreFlags(CLI::App* cmd, Common* c, bool need_user) {
   cmd->add_option("--data", c->data, "data directory (holds ontomem.db)")->capture_default_str();
   cmd->add_option("--tenant", c->tenant, "tenant name")->capture_default_str();
   auto* u = cmd->add_option("--user", c->user, "user name");
   if (need_user) u->required();
   cmd->add_option("--lexicon", c->lexicon, "lexicon file (default $ONTOMEM_LEXICON or ~/.cache/ontomem/lexicon.bin)");
-  AddEmbedFlags(cmd, c);
+  AddEndpointFlags(cmd, c);
 }
 
 StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
@@ -90,6 +102,7 @@ StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
   o.create_if_missing = create;
   o.lexicon_path = c.lexicon;
   RETURN_IF_ERROR(SetEmbedder(c, &o));
+  SetFactVerifier(c, &o);
   auto m = Memory::Open(o);
   if (!m.ok()) return m.status().WithContext("open " + c.data);
   return m;
@@ -167,6 +180,13 @@ int CmdIngest(const Common& c, const std::string& file, bool explicit_user) {
     }
   }
   std::cout << fmt::format("ingested {} turns for {} user(s) into {} (tenant {})\n", total, users.size(), c.data, c.tenant);
+  if (!c.verify_url.empty()) {
+    const FactVerifierStats fv = (*mem)->GetFactVerifierStats();
+    std::cout << fmt::format("fact verifier {}: {} requests, {} failed\n", c.verify_url, fv.requests, fv.failures);
+    if (fv.failures > 0)
+      std::cerr << fmt::format("ontomem: warning: {} of {} requests to {} failed; those facts kept the rules' verdict\n",
+                               fv.failures, fv.requests, c.verify_url);
+  }
   return 0;
 }
 
@@ -592,7 +612,7 @@ int main(int argc, char** argv) {
   std::string keys_path = "data/keys", durability = "full";
   serve->add_option("--data", c.data, "data directory (holds ontomem.db)")->capture_default_str();
   serve->add_option("--lexicon", c.lexicon, "lexicon file (default $ONTOMEM_LEXICON or ~/.cache/ontomem/lexicon.bin)");
-  AddEmbedFlags(serve, &c);
+  AddEndpointFlags(serve, &c);
   serve->add_option("--keys", keys_path, "API key file (create keys with `ontomem keys add`)")->capture_default_str();
   serve->add_option("--host", so.host, "address to listen on")->capture_default_str();
   serve->add_option("--port", so.port, "port (0: any free port)")->capture_default_str();
@@ -813,6 +833,7 @@ int main(int argc, char** argv) {
     o.data_dir = c.data;
     o.lexicon_path = c.lexicon;
     if (Status st = SetEmbedder(c, &o); !st.ok()) return Fail(st);
+    SetFactVerifier(c, &o);
     o.max_turn_bytes = std::max(o.max_turn_bytes, so.limits.max_turn_bytes);
     o.max_batch_turns = std::max(o.max_batch_turns, so.limits.max_batch_turns);
     o.memory_budget_bytes = memory_budget_mb << 20;

@@ -74,6 +74,8 @@ class Memory {
   virtual size_t MemoryUsage() const = 0;
   virtual size_t LoadedUsers() const = 0;
   virtual CacheStats GetCacheStats() const = 0;
+  // Zeros without Options::fact_verifier.
+  virtual FactVerifierStats GetFactVerifierStats() const = 0;
 };
 
 }  // namespace ontomem

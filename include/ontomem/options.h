@@ -49,6 +49,20 @@ struct Options {
   // Assertions scored below this stay vector-only (default 0.5). Below 0.5 they may add an edge
   // but never end one (negation, past tense, contradiction).
   float fact_threshold = 0.5f;
+  // A second opinion on extracted facts from a chat model you run (optional): an
+  // OpenAI-compatible endpoint (POST <base_url>/v1/chat/completions). A fact the rule verifier
+  // passes is sent to it once, as the rules read it, and becomes an edge only if the model
+  // confirms it (the model may also name another relation); a fact the rules reject is never
+  // sent. Any failure (unreachable, timeout, HTTP error, an answer that is no verdict) keeps the
+  // rules' verdict and is counted, so ingest never fails because of it. Each confirmed candidate
+  // costs one request, so ingest runs at the endpoint's pace. Default: empty base_url, rules only.
+  struct FactVerifierEndpoint {
+    std::string base_url;            // scheme://host:port, e.g. http://127.0.0.1:8080
+    std::string model = "default";   // the request's "model" field
+    std::string api_key;             // sent as "Authorization: Bearer" when set
+    int timeout_ms = 2000;           // connect + read timeout per request
+  };
+  FactVerifierEndpoint fact_verifier;
   // Ontology file; default empty = $ONTOMEM_ONTOLOGY, else data/ontology/ontology.json.
   std::string ontology_path;
   // Extractor model directory; default empty = $ONTOMEM_MODELS, else models/.

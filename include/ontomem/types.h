@@ -149,6 +149,12 @@ struct CacheStats {
   uint64_t hits = 0, misses = 0, evictions = 0;
 };
 
+// Requests sent to Options::fact_verifier since the memory opened, and how many failed and kept
+// the rules' verdict (unreachable, timeout, HTTP error, an answer that is no verdict).
+struct FactVerifierStats {
+  uint64_t requests = 0, failures = 0;
+};
+
 // Stored size of a tenant, for quotas.
 struct TenantStats {
   int64_t users = 0;

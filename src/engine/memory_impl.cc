@@ -97,6 +97,7 @@ StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
     ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(options, embedder));
     impl->set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
     impl->set_known_relations(pipeline.relations);
+    impl->set_fact_verifier(pipeline.fact_verifier);
   }
   return std::unique_ptr<Memory>(std::move(impl));
 }
@@ -565,6 +566,11 @@ size_t MemoryImpl::MemoryUsage() const {
 CacheStats MemoryImpl::GetCacheStats() const {
   return {cache_hits_.load(std::memory_order_relaxed), cache_misses_.load(std::memory_order_relaxed),
           cache_evictions_.load(std::memory_order_relaxed)};
+}
+
+FactVerifierStats MemoryImpl::GetFactVerifierStats() const {
+  if (!fact_verifier_) return {};
+  return {static_cast<uint64_t>(fact_verifier_->calls()), static_cast<uint64_t>(fact_verifier_->failures())};
 }
 
 size_t MemoryImpl::LoadedUsers() const {

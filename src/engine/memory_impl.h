@@ -14,6 +14,7 @@
 
 #include "engine/fact_extractor.h"
 #include "engine/user_memory.h"
+#include "extract/verifier.h"
 #include "ontomem/memory.h"
 #include "retrieve/retriever.h"
 #include "store/store.h"
@@ -33,6 +34,8 @@ class MemoryImpl : public Memory {
     policy_ = std::move(policy);
     graph_context_ = std::move(graph_context);
   }
+  // The endpoint verifier inside the extractor (Options::fact_verifier), for its counts.
+  void set_fact_verifier(std::shared_ptr<const extract::LlmVerifier> v) { fact_verifier_ = std::move(v); }
   // Validates a relation id for AddFact (the ontology's list); empty = any upper-case id.
   void set_known_relations(std::set<std::string> relations) { known_relations_ = std::move(relations); }
 
@@ -53,6 +56,7 @@ class MemoryImpl : public Memory {
   size_t MemoryUsage() const override;
   size_t LoadedUsers() const override;
   CacheStats GetCacheStats() const override;
+  FactVerifierStats GetFactVerifierStats() const override;
 
   // Tuning hooks for the benchmark harness (not part of the public API).
   void set_retriever_config(const RetrieverConfig& c) { retriever_ = c; }
@@ -98,6 +102,7 @@ class MemoryImpl : public Memory {
   RetrieverConfig retriever_;
   LexicalConfig lexical_;
   std::shared_ptr<const FactExtractor> extractor_;
+  std::shared_ptr<const extract::LlmVerifier> fact_verifier_;
   GraphPolicy policy_;
   GraphContext graph_context_;
   std::set<std::string> known_relations_;

@@ -97,6 +97,27 @@ const DomainPrediction& PredictOnce(const std::shared_ptr<const DomainClassifier
   return last;
 }
 
+// The rules confirmed by a chat endpoint; null (the extractor's rules alone) without one.
+StatusOr<std::shared_ptr<const extract::LlmVerifier>> MakeFactVerifier(const Options::FactVerifierEndpoint& e,
+                                                                      const extract::FeatureResources& res) {
+  if (e.base_url.empty()) return std::shared_ptr<const extract::LlmVerifier>();
+  const std::string what = "fact verifier endpoint " + e.base_url;
+  if (!e.base_url.starts_with("http://") && !e.base_url.starts_with("https://"))
+    return Status::InvalidArgument(what + ": base_url must start with http:// or https://");
+  if (e.model.empty()) return Status::InvalidArgument(what + ": model is empty");
+  if (e.timeout_ms <= 0) return Status::InvalidArgument(what + ": timeout_ms must be positive");
+  if (!extract::LlmVerifierAvailable())
+    return Status::FailedPrecondition(what + ": this build has no HTTP client (cpp-httplib with OpenSSL)");
+  extract::LlmVerifierOptions o;
+  o.base_url = e.base_url;
+  o.model = e.model;
+  o.api_key = e.api_key;
+  o.timeout_ms = e.timeout_ms;
+  o.confirm_only = true;
+  return std::shared_ptr<const extract::LlmVerifier>(
+      std::make_shared<extract::LlmVerifier>(o, std::make_shared<extract::RuleVerifier>(res)));
+}
+
 }  // namespace
 
 StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<Embedder> embedder) {
@@ -128,7 +149,8 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   eo.threshold = options.fact_threshold;
   extract::FeatureResources res = extract::MakeResources(wordnet, fp.ontology);
   if (sif) res.word_vector = extract::LexiconWordVectors(sif->shared_lexicon());  // the frame reader's
-  auto ex = extract::Extractor::Open(eo, std::move(res));
+  ASSIGN_OR_RETURN(fp.fact_verifier, MakeFactVerifier(options.fact_verifier, res));
+  auto ex = extract::Extractor::Open(eo, std::move(res), fp.fact_verifier);
   if (!ex.ok())
     return ex.status().WithContext(
         "fact extraction needs the extractor models (set Options::models_dir or $ONTOMEM_MODELS, or "

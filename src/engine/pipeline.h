@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/fact_extractor.h"
+#include "extract/verifier.h"
 #include "graph/memory_graph.h"
 #include "retrieve/domain_classifier.h"
 #include "retrieve/retriever.h"
@@ -35,6 +36,8 @@ struct FactPipeline {
   // The trained query domain/intent classifier; null when its model is absent (the lifter's
   // detector is used then). $ONTOMEM_DOMAIN_MODEL overrides the path ("none": not used).
   std::shared_ptr<const DomainClassifier> domain_classifier;
+  // The extractor's endpoint verifier (Options::fact_verifier); null: the rules alone.
+  std::shared_ptr<const extract::LlmVerifier> fact_verifier;
 };
 
 // Errors name the fix: a missing ontology (ONTOMEM_ONTOLOGY), missing extractor models

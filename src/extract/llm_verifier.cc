@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
@@ -29,11 +30,20 @@ LlmVerifier::LlmVerifier(LlmVerifierOptions options, std::shared_ptr<const Verif
   if (!fallback_) fallback_ = std::make_shared<RuleVerifier>();
 }
 
-Verdict LlmVerifier::Verify(const Assertion& c, const Turn& turn) const {
+Verdict LlmVerifier::Verify(const Assertion& candidate, const Turn& turn) const {
+  // confirm_only: the fallback's verdict first; the endpoint sees the fact as the rules read it.
+  std::optional<Verdict> first;
+  Assertion c = candidate;
+  if (options_.confirm_only) {
+    first = fallback_->Verify(candidate, turn);
+    if (!first->valid) return *first;
+    if (!first->relation.empty()) c.relation = first->relation;
+    if (first->modality) c.modality = *first->modality;
+  }
   calls_.fetch_add(1);
   auto fail = [&]() {
     failures_.fetch_add(1);
-    Verdict v = fallback_->Verify(c, turn);
+    Verdict v = first ? *first : fallback_->Verify(candidate, turn);
     v.fallback = true;
     return v;
   };
@@ -73,11 +83,15 @@ Verdict LlmVerifier::Verify(const Assertion& c, const Turn& turn) const {
     if (ans.is_discarded() || !ans.is_object() || !ans.contains("valid") || !ans["valid"].is_boolean()) return fail();
     Verdict v;
     v.valid = ans["valid"].get<bool>();
+    // The relation the endpoint names, else the one it was asked about; Verdict::relation is
+    // only set when that differs from the candidate's.
+    std::string relation = c.relation;
     if (ans.contains("relation") && ans["relation"].is_string()) {
-      const std::string r = ans["relation"].get<std::string>();
-      if (RelationIndex(r) < 0) return fail();
-      if (r != c.relation) v.relation = r;
+      relation = ans["relation"].get<std::string>();
+      if (RelationIndex(relation) < 0) return fail();
     }
+    if (relation != candidate.relation) v.relation = relation;
+    if (first && v.valid) v.modality = first->modality;  // confirmed as the rules read it
     if (!v.valid) v.reason = "llm rejected";
     return v;
   } catch (const std::exception&) {

@@ -81,6 +81,11 @@ struct LlmVerifierOptions {
   std::string model = "default";                  // the "model" field of the request
   std::string api_key;                            // sent as "Authorization: Bearer" if set
   int timeout_ms = 2000;                          // connect + read timeout per call
+  // false: the endpoint's verdict replaces the fallback's (`eval extractor --llm`). true: the
+  // fallback decides first and only what it passes is sent, with the fallback's relation and
+  // modality; the endpoint can then only reject or rename it (the engine's
+  // Options::fact_verifier), and a failure keeps the fallback's verdict.
+  bool confirm_only = false;
 };
 
 // POST {base_url}/v1/chat/completions with a system prompt constraining the answer to the JSON

@@ -75,6 +75,12 @@ std::string Metrics::Render(const Memory* memory) const {
     out += "# HELP ontomem_user_cache_evictions_total Users dropped from memory to stay within the budget.\n";
     out += "# TYPE ontomem_user_cache_evictions_total counter\n";
     out += fmt::format("ontomem_user_cache_evictions_total {}\n", cs.evictions);
+    const FactVerifierStats fv = memory->GetFactVerifierStats();
+    out += "# HELP ontomem_fact_verifier_requests_total Requests to the fact verifier endpoint by result "
+           "(failed: the rules' verdict was kept).\n";
+    out += "# TYPE ontomem_fact_verifier_requests_total counter\n";
+    out += fmt::format("ontomem_fact_verifier_requests_total{{result=\"ok\"}} {}\n", fv.requests - fv.failures);
+    out += fmt::format("ontomem_fact_verifier_requests_total{{result=\"failed\"}} {}\n", fv.failures);
   }
   return out;
 }

@@ -223,7 +223,9 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "  `ontomem_http_request_duration_seconds` (histogram per route), `ontomem_ingested_turns_total`,\n"
         "  `ontomem_searches_total`, `ontomem_inflight_requests`, `ontomem_queued_connections`,\n"
         "  `ontomem_loaded_users`, `ontomem_memory_bytes`, `ontomem_user_cache_total{result}` (hits and\n"
-        "  misses of the loaded-user cache), `ontomem_user_cache_evictions_total`.\n\n";
+        "  misses of the loaded-user cache), `ontomem_user_cache_evictions_total`,\n"
+        "  `ontomem_fact_verifier_requests_total{result}` (requests to `--verify-url` that were\n"
+        "  answered or failed; zeros without it).\n\n";
   for (const Route& r : RouteTable()) {
     md += fmt::format("## {} {}\n\n{}", r.method, r.path, r.summary);
     md += r.auth ? " Needs a key.\n\n" : " No key needed.\n\n";
