@@ -54,8 +54,9 @@ struct Options {
   // passes is sent to it once, as the rules read it, and becomes an edge only if the model
   // confirms it (the model may also name another relation); a fact the rules reject is never
   // sent. Any failure (unreachable, timeout, HTTP error, an answer that is no verdict) keeps the
-  // rules' verdict and is counted, so ingest never fails because of it. Each confirmed candidate
-  // costs one request, so ingest runs at the endpoint's pace. Default: empty base_url, rules only.
+  // rules' verdict and is counted, so ingest never fails because of it. Every fact the rules pass
+  // costs one request before the batch commits, so ingest runs at the endpoint's pace.
+  // Default: empty base_url, rules only.
   struct FactVerifierEndpoint {
     std::string base_url;            // scheme://host:port, e.g. http://127.0.0.1:8080
     std::string model = "default";   // the request's "model" field
