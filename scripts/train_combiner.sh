@@ -16,12 +16,13 @@
 #   hand-written natural chats of data/handwritten/chats_train.json (256 requests, 32 users;
 #   listed three times: weighted 3, chosen over 1 and 2 on the natural-chat dev sets, session
 #   18) and the task-log chats of data/handwritten/chats_train2.json (128 requests, 16 users;
-#   weighted 2, chosen over 1 and 3 on the three natural-chat dev sets, session 19), and 400
+#   weighted 2, chosen over 1 and 3 on the three natural-chat dev sets, session 19), and 800
 #   IPR-synth train dialogues at 8x phrased with the hand-written training templates
 #   (data/handwritten/ipr_phrasing_train_{a,b,c,d}.json, seed 555; the extractor never saw that
 #   phrasing, so their gold turns miss edges as real ones do; chosen over 1x+8x rows by a rule
 #   set beforehand: natural-chat, MemoryBank, dev-B and PrefEval dev limits, then the
-#   fresh-phrasing dev sets, session 20), and data/handwritten/recall_train.json (10 users
+#   fresh-phrasing dev sets, session 20; 200 per file instead of 100 since session 39, rule 36),
+#   and data/handwritten/recall_train.json (10 users
 #   chatting with an assistant, 80 questions about what either said earlier and 34 requests;
 #   session 24, also in the dense-first combiner's rows); the
 #   setting is chosen on IPR-synth dev (seed 99, 500 dialogues: "dev-B" in docs/RESULTS.md),
@@ -64,7 +65,7 @@ done
 # graph-first rows on statements the extractor never trained on, as on real histories.
 PHRASED=()
 for p in a b c d; do
-  "$B" bench gen-ipr --seed 555 --split train --scale 8 --dialogues 100 \
+  "$B" bench gen-ipr --seed 555 --split train --scale 8 --dialogues 200 \
     --phrasing data/handwritten/ipr_phrasing_train_$p.json --out "$WORK/ipr_phrased_${p}_x8.json"
   PHRASED+=(--train "$WORK/ipr_phrased_${p}_x8.json")
 done
