@@ -169,6 +169,14 @@ TEST(ExtractLlmVerifier, ConfirmOnlyAsksAboutWhatTheRulesPassed) {
   EXPECT_EQ(server.requests(), 1);
   EXPECT_NE(server.last_body().find("relation=DISLIKES"), std::string::npos) << server.last_body();
 
+  // ... and the rules' modality: "used to" makes the liking a past one.
+  const Turn past = AnaSays("I used to love jazz.");
+  const Verdict was = v.Verify(AnasFact(past, "LIKES", "jazz"), past);
+  EXPECT_TRUE(was.valid);
+  ASSERT_TRUE(was.modality.has_value());
+  EXPECT_EQ(*was.modality, Modality::kPast);
+  EXPECT_NE(server.last_body().find("modality=past"), std::string::npos) << server.last_body();
+
   // The endpoint's "no" wins over the rules' "yes".
   server.set_mode(0);
   const Verdict vetoed = v.Verify(TheCandidate(), TheTurn());
@@ -181,7 +189,7 @@ TEST(ExtractLlmVerifier, ConfirmOnlyAsksAboutWhatTheRulesPassed) {
   EXPECT_TRUE(failed.fallback);
   EXPECT_TRUE(failed.valid);
   EXPECT_EQ(failed.relation, "DISLIKES");
-  EXPECT_EQ(v.calls(), 3);
+  EXPECT_EQ(v.calls(), 4);
   EXPECT_EQ(v.failures(), 1);
 }
 
