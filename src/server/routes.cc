@@ -225,7 +225,10 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "  `ontomem_loaded_users`, `ontomem_memory_bytes`, `ontomem_user_cache_total{result}` (hits and\n"
         "  misses of the loaded-user cache), `ontomem_user_cache_evictions_total`,\n"
         "  `ontomem_fact_verifier_requests_total{result}` (requests to `--verify-url` that were\n"
-        "  answered or failed; zeros without it).\n\n";
+        "  answered or failed; zeros without it).\n"
+        "- With `--verify-url` a turns request answers only after the chat model has been asked about\n"
+        "  every fact the rules found in its batch (one request each, about one per two turns on\n"
+        "  LoCoMo): with a slow model, send smaller batches or raise the client's timeout.\n\n";
   for (const Route& r : RouteTable()) {
     md += fmt::format("## {} {}\n\n{}", r.method, r.path, r.summary);
     md += r.auth ? " Needs a key.\n\n" : " No key needed.\n\n";
