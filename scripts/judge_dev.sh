@@ -5,6 +5,8 @@
 # Writes OUT-DIR/k3.txt, k5.txt (the small sets) and k10.txt (all); scripts/judge_dev.py
 # compares two such runs. About 8 minutes for three combiners on 2 cores.
 # Usage: scripts/judge_dev.sh BUILD-DIR DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin [COMBINER.bin ...]
+#   BENCH_ARGS="--verify-url URL --verify-model NAME": extra `ontomem bench` arguments for every run
+#   (e.g. a chat model confirming facts at ingest, docs/benchmarks.md).
 set -euo pipefail
 [ $# -ge 5 ] || { echo "usage: scripts/judge_dev.sh BUILD-DIR DEV-DIR OUT-DIR MODELS-DIR COMBINER.bin..." >&2; exit 2; }
 # Paths as given, from the caller's directory; the script then works from the repo root.
@@ -32,6 +34,7 @@ for f in "$DEV"/devB_x1.json "$DEV"/devB_x8.json "$DEV"/devF1_x1.json "$DEV"/dev
          "$DEV"/pe_persona_s5.json $H/recall_dev2.json; do BIG+=(--dataset "$f"); done
 mkdir -p "$OUT"
 export ONTOMEM_MODELS="$MODELS"
-"$B" bench "${SMALL[@]}" --k 3 --methods "$M" "${VARIANTS[@]}" > "$OUT/k3.txt"
-"$B" bench "${SMALL[@]}" --k 5 --methods "$M" "${VARIANTS[@]}" > "$OUT/k5.txt"
-"$B" bench "${SMALL[@]}" "${BIG[@]}" --k 10 --methods "$M" "${VARIANTS[@]}" > "$OUT/k10.txt"
+read -r -a EXTRA <<< "${BENCH_ARGS:-}"
+"$B" bench "${SMALL[@]}" --k 3 --methods "$M" "${VARIANTS[@]}" "${EXTRA[@]}" > "$OUT/k3.txt"
+"$B" bench "${SMALL[@]}" --k 5 --methods "$M" "${VARIANTS[@]}" "${EXTRA[@]}" > "$OUT/k5.txt"
+"$B" bench "${SMALL[@]}" "${BIG[@]}" --k 10 --methods "$M" "${VARIANTS[@]}" "${EXTRA[@]}" > "$OUT/k10.txt"

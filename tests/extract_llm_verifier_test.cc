@@ -4,8 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
+#include "bench/harness.h"
 #include "extract/verifier.h"
 #include "fake_embedder.h"
 #include "ontomem/memory.h"
@@ -253,6 +256,35 @@ TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("http://"), std::string::npos) << bad.status().ToString();
+  std::filesystem::remove_all(dir);
+}
+
+// `ontomem bench --verify-url`: the harness ingests through the endpoint and reports its counts.
+TEST(ExtractLlmVerifier, TheBenchIngestsThroughTheEndpoint) {
+  FakeChatServer server;
+  const std::string dir = ontomem::testing::MakeTempDir("ontomem-bench-verifier");
+  const std::string path = dir + "/data.json";
+  std::ofstream(path) << R"([{"sample_id":"s1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
+    "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I love jazz."},
+                 {"speaker":"Ben","dia_id":"D1:2","text":"Nice."}]},
+    "qa":[{"question":"What should I put on tonight?","evidence":["D1:1"],"implicit":true}]}])";
+  BenchConfig c;
+  c.datasets = {path};
+  c.methods = {"full"};
+  c.embedder = std::make_shared<ontomem::testing::FakeEmbedder>();
+  c.fact_verifier.base_url = "http://127.0.0.1:" + std::to_string(server.port());
+  for (int mode : {0, 5}) {  // rejects, then confirms
+    server.set_mode(mode);
+    std::ostringstream table;
+    nlohmann::json r;
+    const Status st = RunBench(c, table, &r);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const auto& g = r["datasets"][0]["graph"];
+    EXPECT_GE(g["fact_verifier"]["requests"].get<int>(), 1) << "mode " << mode;
+    EXPECT_EQ(g["fact_verifier"]["failures"].get<int>(), 0) << "mode " << mode;
+    EXPECT_DOUBLE_EQ(g["gold_turn_coverage"].get<double>(), mode == 5 ? 1.0 : 0.0) << "mode " << mode;
+    EXPECT_NE(table.str().find("fact verifier " + c.fact_verifier.base_url + ": "), std::string::npos) << table.str();
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -341,6 +341,10 @@ int main(int argc, char** argv) {
                     "method full's latency guard per search (a huge value: never skip an expansion, results independent of load)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  bench->add_option("--verify-url", bc.fact_verifier.base_url,
+                    "OpenAI-compatible chat endpoint that must confirm each fact the rules pass at ingest "
+                    "(key: $ONTOMEM_VERIFY_API_KEY); default: the rules alone");
+  bench->add_option("--verify-model", bc.fact_verifier.model, "model name sent to --verify-url")->capture_default_str();
   bench->add_option("--out", out, "write results as JSON");
   std::string plot_dir;
   bench->add_option("--plot", plot_dir, "write plots (SVG and PNG, gnuplot) into this directory");
@@ -777,6 +781,7 @@ int main(int argc, char** argv) {
     if (!emb.ok()) return Fail(emb.status());
     bc.embedder = *emb;
     bc.progress = isatty(2) == 1;
+    if (const char* key = std::getenv("ONTOMEM_VERIFY_API_KEY")) bc.fact_verifier.api_key = key;
     nlohmann::json result;
     Status st = RunBench(bc, std::cout, &result);
     if (!st.ok()) return Fail(st);

@@ -36,6 +36,7 @@ struct BenchConfig {
   LexicalConfig lexical;
   SifEmbedderOptions sif;  // used by the CLI to build `embedder` from the lexicon
   float fact_threshold = Options().fact_threshold;  // assertions below stay vector-only
+  Options::FactVerifierEndpoint fact_verifier;      // a chat model confirming facts at ingest (optional)
   bool progress = false;  // progress lines on stderr
   // SearchOptions::latency_budget_us of every search: the engine's default, so the bench
   // measures the real guard; INT64_MAX never skips an expansion, which makes results independent
