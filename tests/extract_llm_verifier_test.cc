@@ -48,15 +48,20 @@ Turn TheTurn() { return AnaSays("I can't stand jazz."); }
 Assertion TheCandidate() { return AnasFact(TheTurn(), "LIKES", "jazz"); }
 
 // mode: 0 valid JSON answer (rejects, names DISLIKES), 1 malformed content, 2 slow (sleeps),
-// 3 HTTP 500, 4 unknown relation, 5 confirms without naming a relation
+// 3 HTTP 500, 4 unknown relation, 5 confirms without naming a relation, 6 confirms after 200 ms
 class FakeChatServer {
  public:
   FakeChatServer() {
     http_.server().Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
       requests_++;
+      const int now = ++inflight_;
+      for (int m = max_inflight_.load(); now > m && !max_inflight_.compare_exchange_weak(m, now);) {
+      }
       last_body_ = req.body;
       const int mode = mode_.load();
       if (mode == 2) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      if (mode == 6) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      --inflight_;
       if (mode == 3) {
         res.status = 500;
         res.set_content("{\"error\":\"boom\"}", "application/json");
@@ -64,7 +69,7 @@ class FakeChatServer {
       }
       std::string content = mode == 1   ? "sure! the answer is yes"
                             : mode == 4 ? "{\"valid\": true, \"relation\": \"ENJOYS\"}"
-                            : mode == 5 ? "{\"valid\": true}"
+                            : mode == 5 || mode == 6 ? "{\"valid\": true}"
                                         : "```json\n{\"valid\": false, \"relation\": \"DISLIKES\"}\n```";
       nlohmann::json body = {{"id", "x"},
                              {"object", "chat.completion"},
@@ -77,11 +82,12 @@ class FakeChatServer {
   int port() const { return http_.port(); }
   void set_mode(int m) { mode_ = m; }
   int requests() const { return requests_.load(); }
+  int max_inflight() const { return max_inflight_.load(); }
   std::string last_body() const { return last_body_; }
 
  private:
   testing::LoopbackHttpServer http_;
-  std::atomic<int> mode_{0}, requests_{0};
+  std::atomic<int> mode_{0}, requests_{0}, inflight_{0}, max_inflight_{0};
   std::string last_body_;
 };
 
@@ -196,17 +202,23 @@ TEST(ExtractLlmVerifier, ConfirmOnlyAsksAboutWhatTheRulesPassed) {
   EXPECT_EQ(v.failures(), 1);
 }
 
-// The real engine with the endpoint as its fact verifier: a fact the endpoint rejects adds no
-// edge, one it confirms does, and an endpoint that is down costs the rules' edge nothing.
-TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
-  FakeChatServer server;
-  const std::string dir = ontomem::testing::MakeTempDir("ontomem-fact-verifier");
+// The real engine (shipped ontology and models, SQLite in `dir`) on a fake dense embedder.
+Options EngineOptions(const std::string& dir) {
   Options o;
   o.data_dir = dir;
   o.ontology_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json";
   o.models_dir = std::string(ONTOMEM_SOURCE_DIR) + "/models";
   o.embedder = std::make_shared<ontomem::testing::FakeEmbedder>();
   o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
+  return o;
+}
+
+// The real engine with the endpoint as its fact verifier: a fact the endpoint rejects adds no
+// edge, one it confirms does, and an endpoint that is down costs the rules' edge nothing.
+TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
+  FakeChatServer server;
+  const std::string dir = ontomem::testing::MakeTempDir("ontomem-fact-verifier");
+  Options o = EngineOptions(dir);
   o.fact_verifier.base_url = "http://127.0.0.1:" + std::to_string(server.port());
   o.fact_verifier.timeout_ms = 1000;
   auto likes_jazz = [](Memory& m, const UserKey& k) {
@@ -256,6 +268,40 @@ TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("http://"), std::string::npos) << bad.status().ToString();
+  std::filesystem::remove_all(dir);
+}
+
+// A batch's turns are read by `concurrency` threads, so that many requests can be in flight; with
+// 1 they go one by one. Every fact is confirmed either way.
+TEST(ExtractLlmVerifier, ABatchAsksWithTheConfiguredConcurrency) {
+  const std::string dir = ontomem::testing::MakeTempDir("ontomem-fact-verifier-concurrency");
+  Options o = EngineOptions(dir);
+  const std::vector<std::string> things = {"jazz", "chess", "hiking", "sushi", "opera", "tennis"};
+  std::vector<Turn> batch;
+  for (size_t i = 0; i < things.size(); ++i)
+    batch.push_back(ontomem::testing::MakeTurn("D1:" + std::to_string(i + 1), "Ana", "I love " + things[i] + "."));
+  // A fresh server per setting (answers after 200 ms); returns the most requests it had at once.
+  auto max_inflight = [&](int concurrency) {
+    FakeChatServer server;
+    server.set_mode(6);
+    o.fact_verifier.base_url = "http://127.0.0.1:" + std::to_string(server.port());
+    o.fact_verifier.concurrency = concurrency;
+    auto mem = Memory::Open(o);
+    EXPECT_TRUE(mem.ok()) << mem.status().ToString();
+    if (!mem.ok()) return 0;
+    const UserKey key{"acme", "u" + std::to_string(concurrency)};
+    EXPECT_TRUE((*mem)->IngestBatch(key, batch).ok());
+    EXPECT_GE(server.requests(), static_cast<int>(things.size()));
+    auto g = (*mem)->GraphJson(key);
+    EXPECT_TRUE(g.ok());
+    for (const auto& t : things)
+      EXPECT_NE(g.ok() ? g->find("entity:" + t) : std::string::npos, std::string::npos) << t << " at " << concurrency;
+    return server.max_inflight();
+  };
+  EXPECT_GE(max_inflight(4), 2);
+  EXPECT_EQ(max_inflight(1), 1);
+  o.fact_verifier.concurrency = 0;
+  EXPECT_EQ(Memory::Open(o).status().code(), StatusCode::kInvalidArgument);
   std::filesystem::remove_all(dir);
 }
 

@@ -62,6 +62,7 @@ struct Options {
     std::string model = "default";   // the request's "model" field
     std::string api_key;             // sent as "Authorization: Bearer" when set
     int timeout_ms = 2000;           // connect + read timeout per request
+    int concurrency = 4;             // requests in flight at once while a batch is read (>= 1)
   };
   FactVerifierEndpoint fact_verifier;
   // Ontology file; default empty = $ONTOMEM_ONTOLOGY, else data/ontology/ontology.json.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "common/random.h"
 #include "engine/pipeline.h"
@@ -258,12 +259,27 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
                              vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * dim));
     records[i].embedder_id = eid;
   }
-  // Step I outside any lock: extraction only reads the turn.
+  // Step I outside any lock: extraction only reads the turn. With a fact verifier endpoint most
+  // of its time is spent waiting for answers, so turns are read by several threads at once.
   std::vector<std::vector<Assertion>> facts(turns.size());
   if (extractor_) {
-    for (size_t i = 0; i < turns.size(); ++i)
+    auto read = [&](size_t i) {
       for (Assertion& a : extractor_->Extract(turns[i], 0))
         if (a.confidence >= options_.fact_threshold) facts[i].push_back(std::move(a));
+    };
+    const size_t workers =
+        fact_verifier_ ? std::min(turns.size(), static_cast<size_t>(options_.fact_verifier.concurrency)) : 1;
+    if (workers <= 1) {
+      for (size_t i = 0; i < turns.size(); ++i) read(i);
+    } else {
+      std::atomic<size_t> next{0};
+      std::vector<std::thread> pool;
+      for (size_t w = 0; w < workers; ++w)
+        pool.emplace_back([&] {
+          for (size_t i = next++; i < turns.size(); i = next++) read(i);
+        });
+      for (auto& t : pool) t.join();
+    }
   }
   // Step II on a copy of the graph: it replaces the live one only once the store committed.
   MemoryGraph next;

@@ -106,6 +106,7 @@ StatusOr<std::shared_ptr<const extract::LlmVerifier>> MakeFactVerifier(const Opt
     return Status::InvalidArgument(what + ": base_url must start with http:// or https://");
   if (e.model.empty()) return Status::InvalidArgument(what + ": model is empty");
   if (e.timeout_ms <= 0) return Status::InvalidArgument(what + ": timeout_ms must be positive");
+  if (e.concurrency < 1) return Status::InvalidArgument(what + ": concurrency must be at least 1");
   if (!extract::LlmVerifierAvailable())
     return Status::FailedPrecondition(what + ": this build has no HTTP client (cpp-httplib with OpenSSL)");
   extract::LlmVerifierOptions o;
