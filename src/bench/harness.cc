@@ -326,6 +326,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
       mem.set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
       ontology = pipeline.ontology;
       fact_verifier = pipeline.fact_verifier;
+      mem.set_fact_verifier(pipeline.fact_verifier);  // its requests overlap, as in the engine
       for (size_t m = 0; m < setups.size(); ++m)
         if (projected_dense(m) && !pipeline.graph_context.dense_projection)
           return Status::InvalidArgument(fmt::format(
