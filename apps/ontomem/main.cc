@@ -55,18 +55,29 @@ struct Common {
   std::string user;
   std::string lexicon;
   std::string embed_url, embed_model = "default";
-  std::string verify_url, verify_model = "default";
+  Options::FactVerifierEndpoint fact_verifier;  // --verify-url, --verify-model
 };
+
+// --verify-url and --verify-model (store commands, serve, mcp, bench).
+void AddVerifyFlags(CLI::App* cmd, Options::FactVerifierEndpoint* e) {
+  cmd->add_option("--verify-url", e->base_url,
+                  "OpenAI-compatible chat endpoint that must confirm each fact the rules pass before it "
+                  "becomes an edge (key: $ONTOMEM_VERIFY_API_KEY); default: the rules alone");
+  cmd->add_option("--verify-model", e->model, "model name sent to --verify-url")->capture_default_str();
+}
+
+// The endpoint of the flags, with its bearer key from the environment.
+Options::FactVerifierEndpoint WithVerifyKey(Options::FactVerifierEndpoint e) {
+  if (const char* key = std::getenv("ONTOMEM_VERIFY_API_KEY")) e.api_key = key;
+  return e;
+}
 
 void AddEndpointFlags(CLI::App* cmd, Common* c) {
   cmd->add_option("--embed-url", c->embed_url,
                   "OpenAI-compatible embedding endpoint for the dense view (key: $ONTOMEM_EMBED_API_KEY); "
                   "default: the GloVe-SIF lexicon");
   cmd->add_option("--embed-model", c->embed_model, "model name sent to --embed-url")->capture_default_str();
-  cmd->add_option("--verify-url", c->verify_url,
-                  "OpenAI-compatible chat endpoint that must confirm each fact the rules pass before it "
-                  "becomes an edge (key: $ONTOMEM_VERIFY_API_KEY); default: the rules alone");
-  cmd->add_option("--verify-model", c->verify_model, "model name sent to --verify-url")->capture_default_str();
+  AddVerifyFlags(cmd, &c->fact_verifier);
 }
 
 // The dense view's embedder: an endpoint when --embed-url is given, else null (the lexicon).
@@ -78,13 +89,6 @@ Status SetEmbedder(const Common& c, Options* o) {
   if (const char* key = std::getenv("ONTOMEM_EMBED_API_KEY")) h.api_key = key;
   ASSIGN_OR_RETURN(o->embedder, ConnectHttpEmbedder(h));
   return Status::Ok();
-}
-
-// The chat endpoint that confirms extracted facts, when --verify-url is given.
-void SetFactVerifier(const Common& c, Options* o) {
-  o->fact_verifier.base_url = c.verify_url;
-  o->fact_verifier.model = c.verify_model;
-  if (const char* key = std::getenv("ONTOMEM_VERIFY_API_KEY")) o->fact_verifier.api_key = key;
 }
 
 void AddStoreFlags(CLI::App* cmd, Common* c, bool need_user) {
@@ -102,7 +106,7 @@ StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
   o.create_if_missing = create;
   o.lexicon_path = c.lexicon;
   RETURN_IF_ERROR(SetEmbedder(c, &o));
-  SetFactVerifier(c, &o);
+  o.fact_verifier = WithVerifyKey(c.fact_verifier);
   auto m = Memory::Open(o);
   if (!m.ok()) return m.status().WithContext("open " + c.data);
   return m;
@@ -180,12 +184,12 @@ int CmdIngest(const Common& c, const std::string& file, bool explicit_user) {
     }
   }
   std::cout << fmt::format("ingested {} turns for {} user(s) into {} (tenant {})\n", total, users.size(), c.data, c.tenant);
-  if (!c.verify_url.empty()) {
+  if (!c.fact_verifier.base_url.empty()) {
     const FactVerifierStats fv = (*mem)->GetFactVerifierStats();
-    std::cout << fmt::format("fact verifier {}: {} requests, {} failed\n", c.verify_url, fv.requests, fv.failures);
+    std::cout << fmt::format("fact verifier {}: {} requests, {} failed\n", c.fact_verifier.base_url, fv.requests, fv.failures);
     if (fv.failures > 0)
       std::cerr << fmt::format("ontomem: warning: {} of {} requests to {} failed; those facts kept the rules' verdict\n",
-                               fv.failures, fv.requests, c.verify_url);
+                               fv.failures, fv.requests, c.fact_verifier.base_url);
   }
   return 0;
 }
@@ -341,10 +345,7 @@ int main(int argc, char** argv) {
                     "method full's latency guard per search (a huge value: never skip an expansion, results independent of load)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  bench->add_option("--verify-url", bc.fact_verifier.base_url,
-                    "OpenAI-compatible chat endpoint that must confirm each fact the rules pass at ingest "
-                    "(key: $ONTOMEM_VERIFY_API_KEY); default: the rules alone");
-  bench->add_option("--verify-model", bc.fact_verifier.model, "model name sent to --verify-url")->capture_default_str();
+  AddVerifyFlags(bench, &bc.fact_verifier);
   bench->add_option("--out", out, "write results as JSON");
   std::string plot_dir;
   bench->add_option("--plot", plot_dir, "write plots (SVG and PNG, gnuplot) into this directory");
@@ -781,7 +782,7 @@ int main(int argc, char** argv) {
     if (!emb.ok()) return Fail(emb.status());
     bc.embedder = *emb;
     bc.progress = isatty(2) == 1;
-    if (const char* key = std::getenv("ONTOMEM_VERIFY_API_KEY")) bc.fact_verifier.api_key = key;
+    bc.fact_verifier = WithVerifyKey(bc.fact_verifier);
     nlohmann::json result;
     Status st = RunBench(bc, std::cout, &result);
     if (!st.ok()) return Fail(st);
@@ -838,7 +839,7 @@ int main(int argc, char** argv) {
     o.data_dir = c.data;
     o.lexicon_path = c.lexicon;
     if (Status st = SetEmbedder(c, &o); !st.ok()) return Fail(st);
-    SetFactVerifier(c, &o);
+    o.fact_verifier = WithVerifyKey(c.fact_verifier);
     o.max_turn_bytes = std::max(o.max_turn_bytes, so.limits.max_turn_bytes);
     o.max_batch_turns = std::max(o.max_batch_turns, so.limits.max_batch_turns);
     o.memory_budget_bytes = memory_budget_mb << 20;

@@ -312,7 +312,6 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     ASSIGN_OR_RETURN(auto store, OpenSqliteStore(opts.data_dir, true, Durability::kFull));
     MemoryImpl mem(opts, std::move(store), config.embedder, config.retriever, config.lexical);
     std::shared_ptr<const Ontology> ontology;  // set with the graph: gazetteer slices
-    std::shared_ptr<const extract::LlmVerifier> fact_verifier;  // its counts go on the graph line
     // The graph is built only when a method reads it, so baseline ingest costs stay comparable.
     // `dense@project=1` needs the pipeline too: it holds the projection (without it the method
     // would silently be plain dense).
@@ -325,8 +324,7 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
       ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(opts, config.embedder));
       mem.set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
       ontology = pipeline.ontology;
-      fact_verifier = pipeline.fact_verifier;
-      mem.set_fact_verifier(pipeline.fact_verifier);  // its requests overlap, as in the engine
+      mem.set_fact_verifier(pipeline.fact_verifier);  // its requests overlap and are counted, as in the engine
       for (size_t m = 0; m < setups.size(); ++m)
         if (projected_dense(m) && !pipeline.graph_context.dense_projection)
           return Status::InvalidArgument(fmt::format(
@@ -499,10 +497,11 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
           "{:.3f}; promoted edges resting only on gold turns {}/{} (touching gold {})\n",
           graph_bytes / users, graph_edges / users, static_cast<double>(promoted_judged) / users, coverage, promoted_on_gold,
           promoted_judged, promoted_touching_gold);
-      if (fact_verifier) {
-        dj["graph"]["fact_verifier"] = {{"requests", fact_verifier->calls()}, {"failures", fact_verifier->failures()}};
+      if (!config.fact_verifier.base_url.empty()) {
+        const FactVerifierStats fv = mem.GetFactVerifierStats();
+        dj["graph"]["fact_verifier"] = {{"requests", fv.requests}, {"failures", fv.failures}};
         graph_line += fmt::format("fact verifier {}: {} requests, {} failed (the rules' verdict kept)\n",
-                                  config.fact_verifier.base_url, fact_verifier->calls(), fact_verifier->failures());
+                                  config.fact_verifier.base_url, fv.requests, fv.failures);
       }
     }
     const double ingest_per_turn = turns_total ? ingest_us_total / static_cast<double>(turns_total) : 0;
