@@ -4,10 +4,18 @@ number of graph-first combiner seeds) by rule 23 of docs/RESULTS.md (session 32)
 - on seed means (candidate mean minus baseline mean, in points), every limit below holds;
 - the candidate's first seed (the file that would be installed) falls below a limit by at most
   the baseline's own spread (max - min over its seeds) on that metric;
-- the gain: fresh-phrasing implicit or dev-B 8x at least +1.0.
+- the gain: fresh-phrasing implicit or dev-B 8x at least +1.0;
+- the chats' budget (session 40): the candidate's natural-chat seed mean is at most 1.5 points
+  below the anchor's (scripts/judge_anchor.json: the best natural-chat seed mean of any installed
+  model set, recorded with its commit). Each change may cost the chats 1.5 points against the
+  last baseline; without the anchor such costs add up (sessions 37-39: -1.2 in two changes).
 Both runs must cover the same natural-chat dev sets (a run made before a set was added lacks it).
 Prints the metrics of every seed, the differences and the verdict; exits 0 on PASS, 1 on FAIL.
-Usage: scripts/judge_dev.py BASELINE-DIR CANDIDATE-DIR"""
+Usage: scripts/judge_dev.py BASELINE-DIR CANDIDATE-DIR
+       scripts/judge_dev.py --record-anchor RUN-DIR COMMIT
+         makes RUN-DIR (a judge_dev.sh run of the models installed at COMMIT) the anchor; refused
+         unless its natural-chat seed mean beats the anchor's or the anchor covers other sets."""
+import json
 import os
 import re
 import statistics as st
@@ -16,6 +24,8 @@ import sys
 LIMITS = {"chats": -1.5, "persona k10": -2, "MB k10": -3, "devB 1x": -1, "devB 8x": -1,
           "PE dev": -1.5, "fresh impl": -1, "fresh expl": -0.5}
 GAIN = ("fresh impl", "devB 8x", 1.0)
+CHATS_BUDGET = -1.5
+ANCHOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "judge_anchor.json")
 # The natural-chat dev sets (one list, also read by judge_dev.sh and the kinds data test).
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "handwritten",
                        "chats_dev_sets.txt")) as _f:
@@ -80,12 +90,42 @@ def seeds(d):
     return [metrics(tables, m, chats) for m in methods], chats
 
 
+def load_anchor(chats):
+    """The anchor's natural-chat seed mean, or exits when it covers other sets."""
+    with open(ANCHOR) as f:
+        a = json.load(f)
+    if a["chats_sets"] != chats:
+        sys.exit("the anchor (%s) covers the natural-chat sets %s, the runs %s; rerun judge_dev.sh on the "
+                 "anchor's commit %s and record it with --record-anchor" % (ANCHOR, a["chats_sets"], chats, a["commit"]))
+    return a
+
+
+def record_anchor(run, commit):
+    rs, chats = seeds(run)
+    mean = st.mean(r["chats"] for r in rs)
+    if os.path.exists(ANCHOR):
+        with open(ANCHOR) as f:
+            old = json.load(f)
+        if old["chats_sets"] == chats and old["chats_mean"] >= mean:
+            sys.exit("not recorded: the run's natural-chat seed mean %.4f does not beat the anchor's %.4f (commit %s)"
+                     % (mean, old["chats_mean"], old["commit"]))
+    with open(ANCHOR, "w") as f:
+        json.dump({"commit": commit, "chats_sets": chats, "chats_mean": round(mean, 6),
+                   "seeds": [{k: round(v, 6) for k, v in r.items()} for r in rs]}, f, indent=1)
+        f.write("\n")
+    print("anchor: commit %s, natural-chat seed mean %.4f over %d seeds" % (commit, mean, len(rs)))
+    return 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--record-anchor":
+        return record_anchor(sys.argv[2], sys.argv[3])
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     (base, base_chats), (cand, cand_chats) = seeds(sys.argv[1]), seeds(sys.argv[2])
     if base_chats != cand_chats:
         sys.exit("the runs cover different natural-chat sets: %s against %s; rerun the older one" % (base_chats, cand_chats))
+    anchor = load_anchor(base_chats)
     print("natural-chat sets:", ", ".join(base_chats))
     keys = list(base[0])
     mean = lambda rs: {k: st.mean(r[k] for r in rs) for k in keys}
@@ -107,7 +147,13 @@ def main():
     print("limits failed on the mean:", ", ".join(failed) or "none")
     print("limits failed by seed 1 beyond the baseline's spread:", ", ".join(failed1) or "none")
     print("gain %s %+.2f, %s %+.2f: %s" % (GAIN[0], dm[GAIN[0]], GAIN[1], dm[GAIN[1]], "met" if gain else "not met"))
-    ok = not failed and not failed1 and gain
+    budget = 100 * (c["chats"] - anchor["chats_mean"])
+    within = budget >= CHATS_BUDGET - 1e-9
+    print("chats against the anchor (commit %s, %.4f): %+.1f, budget %.1f: %s"
+          % (anchor["commit"], anchor["chats_mean"], budget, CHATS_BUDGET, "within" if within else "spent"))
+    if c["chats"] > anchor["chats_mean"]:
+        print("the candidate's chats beat the anchor: once installed, record its run with --record-anchor")
+    ok = not failed and not failed1 and gain and within
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
