@@ -91,7 +91,7 @@ def seeds(d):
 
 
 def load_anchor(chats):
-    """The anchor's natural-chat seed mean, or exits when it covers other sets."""
+    """The anchor record (scripts/judge_anchor.json); exits when it covers other chat sets."""
     with open(ANCHOR) as f:
         a = json.load(f)
     if a["chats_sets"] != chats:

@@ -163,9 +163,28 @@ TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
   EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
   f.relation = "likes things";
   EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
-  mem->set_known_relations({"LIKES"});
-  f.relation = "OWNS";
+  f.relation = "ALLERGIC_TO";
+  f.tail = " \t ";  // blank
   EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
+  f.tail = "peanuts";
+  auto ontology = Ontology::Load(std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json");
+  ASSERT_TRUE(ontology.ok()) << ontology.status().ToString();
+  mem->set_ontology(*ontology);
+  f.relation = "FLIES_TO";
+  EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
+  f.relation = "ALLERGIC_TO";
+  f.tail_type = "weird";  // would retype the peanuts node
+  Status st = mem->AddFact(ana_, f);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("tail_type weird"), std::string::npos) << st.ToString();
+  f.tail_type = "movie";  // a type, but not one an allergy can have
+  EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
+  f.tail_type = "allergen";
+  f.domain = "nonsense_domain";
+  st = mem->AddFact(ana_, f);
+  EXPECT_NE(st.message().find("domain nonsense_domain"), std::string::npos) << st.ToString();
+  f.domain = "food_diet";
+  EXPECT_TRUE(mem->AddFact(ana_, f).ok());
   EXPECT_EQ(mem->GraphJson({"acme", "ghost"}).status().code(), StatusCode::kNotFound);
   ASSERT_TRUE(mem->Forget(ana_).ok());
   EXPECT_EQ(mem->GraphJson(ana_).status().code(), StatusCode::kNotFound);

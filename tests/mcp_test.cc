@@ -214,6 +214,13 @@ TEST_F(McpTest, ProtocolErrorsUseJsonRpcCodes) {
   expect_params(Call(1, "remember", {{"speaker", "A"}, {"text", "x"}, {"time", -5}}), "remember.time");
   expect_params(Call(1, "feedback", {{"query_id", 12}}), "feedback.query_id: expected a string");
   expect_params(Call(1, "forget", json::object()), "missing required argument user");
+  // An unsigned above INT64_MAX is named as sent, not as -1.
+  expect_params(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"x","k":18446744073709551615}}})",
+                "recall.k: 18446744073709551615 is not in 1..100");
+  expect_params(Call(1, "recall", {{"query", "x"}, {"context", {std::string(8193, 'c')}}}), "recall.context[0]: longer than 8192 bytes");
+  expect_params(Call(1, "remember", {{"user", ""}, {"speaker", "A"}, {"text", "x"}}), "remember.user: empty");
+  // A raw NUL ends no message early: what follows it is not ignored.
+  EXPECT_EQ(Code(Send(std::string(R"({"jsonrpc":"2.0","id":6,"method":"ping"})") + '\0' + "garbage")), -32700);
 
   // Without --user every call must name its user.
   server_ = Make("");

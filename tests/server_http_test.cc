@@ -1,7 +1,12 @@
 // The HTTP API end to end: an in-process server on 127.0.0.1 (ephemeral port) over a real
 // SQLite store, driven by httplib::Client.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -94,6 +99,27 @@ class ServerTest : public ::testing::Test {
   static json Err(const httplib::Result& r) {
     auto j = json::parse(r->body, nullptr, false);
     return j.is_object() && j.contains("error") ? j["error"] : json();
+  }
+
+  // Sends `request` as raw bytes (what httplib::Client would not send) and returns everything the
+  // server answers before it closes the connection or 5 s pass.
+  std::string Raw(const std::string& request) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    std::string answer;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+        ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) answer.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return answer;
   }
 
   void Ingest(const std::string& user, const std::string& turns_json, const std::string& key = kAcme) {
@@ -335,16 +361,54 @@ TEST_F(ServerTest, SizeLimitsAnswer413) {
   EXPECT_EQ(Err(r)["message"], "body: more than 524288 bytes, the limit of POST /v1/users/{user}/search");
   // The server is fine afterwards; nothing was stored.
   EXPECT_EQ(Get("/v1/users/ana/turns")->status, 404);
-  // Chunked bodies are bounded the same way.
+  // Chunked bodies (no Content-Length) are bounded while they are read.
   std::string big((512 << 10) + 100, ' ');
-  r = client_->Post("/v1/users/ana/search", Auth(kAcme), big.size(),
-                    [&](size_t offset, size_t length, httplib::DataSink& sink) {
-                      sink.write(big.data() + offset, std::min<size_t>(length, 8192));
+  size_t sent = 0;
+  r = client_->Post("/v1/users/ana/search", Auth(kAcme),
+                    [&](size_t, httplib::DataSink& sink) {
+                      const size_t n = std::min<size_t>(big.size() - sent, 8192);
+                      sink.write(big.data() + sent, n);
+                      sent += n;
+                      if (sent == big.size()) sink.done();
                       return true;
                     },
                     "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(Err(r)["message"], "body: more than 524288 bytes, the limit of POST /v1/users/{user}/search");
+}
+
+// Bodies httplib cannot read are named for what they are, at once, not as "too large" after the
+// read timeout (nor a 500 for a form upload, whose reader httplib would call unset).
+TEST_F(ServerTest, UnreadableBodiesAreNamed) {
+  ServerOptions so;
+  so.read_timeout_sec = 1;  // for the body that never arrives
+  StartServer(so);
+  const std::string head = std::string("POST /v1/users/ana/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") +
+                           kAcme + "\r\nConnection: close\r\n";
+  auto form = client_->Post("/v1/users/ana/search", Auth(kAcme), httplib::MultipartFormDataItems{{"query", "films", "", ""}});
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 415);
+  EXPECT_EQ(Err(form)["code"], "unsupported_media_type");
+  EXPECT_NE(Err(form)["message"].get<std::string>().find("multipart/form-data"), std::string::npos);
+
+  std::string a = Raw(head + "Content-Type: application/json\r\nContent-Encoding: br\r\nContent-Length: 4\r\n\r\nabcd");
+  EXPECT_NE(a.find("HTTP/1.1 415"), std::string::npos) << a;
+  EXPECT_NE(a.find("Content-Encoding br is not supported"), std::string::npos) << a;
+  for (const char* bad : {"-1", "99999999999999999999", "12abc"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    a = Raw(head + "Content-Type: application/json\r\nContent-Length: " + bad + "\r\n\r\n{}");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(4)) << bad;  // no read timeout
+    EXPECT_TRUE(a.find("HTTP/1.1 400") != std::string::npos) << bad << ": " << a;
+  }
+  // A body shorter than its Content-Length: named once the read gives up, not as "too large".
+  a = Raw(head + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{}");
+  EXPECT_NE(a.find("HTTP/1.1 400"), std::string::npos) << a;
+  // Broken chunked framing: a 400 naming the framing.
+  a = Raw(head + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n");
+  EXPECT_NE(a.find("HTTP/1.1 400"), std::string::npos) << a;
+  EXPECT_NE(a.find("could not be read"), std::string::npos) << a;
+  EXPECT_EQ(Get("/healthz")->status, 200);
 }
 
 TEST_F(ServerTest, RateLimitAnswers429WithRetryAfter) {

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "server/api_json.h"
 #include "server/keys.h"
@@ -64,6 +66,41 @@ TEST(ServerKeys, AddLoadLookup) {
   EXPECT_FALSE(ks->Lookup(""));
   EXPECT_FALSE(ks->Lookup(a->substr(0, a->size() - 1)));
   EXPECT_EQ(AddKey(path, "").status().code(), StatusCode::kInvalidArgument);
+  std::filesystem::remove_all(dir);
+}
+
+// Ten processes' worth of `keys add` at once: every key printed must work afterwards.
+TEST(ServerKeys, ConcurrentAddsLoseNoKey) {
+  const std::string dir = testing::MakeTempDir("ontomem-keys");
+  const std::string path = dir + "/keys";
+  std::vector<std::string> keys(10);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 10; ++i)
+    threads.emplace_back([&, i] {
+      auto k = AddKey(path, "tenant" + std::to_string(i));
+      if (k.ok()) keys[static_cast<size_t>(i)] = *k;
+    });
+  for (auto& t : threads) t.join();
+  auto ks = KeyStore::Load(path);
+  ASSERT_TRUE(ks.ok()) << ks.status().ToString();
+  EXPECT_EQ(ks->size(), 10u);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(ks->Lookup(keys[static_cast<size_t>(i)]).value_or(""), "tenant" + std::to_string(i));
+  for (const auto& e : std::filesystem::directory_iterator(dir))  // no temporary file left behind
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ServerKeys, AKeyThatCouldNeverWorkIsRefused) {
+  const std::string dir = testing::MakeTempDir("ontomem-keys");
+  // A tenant starting with '#' would be written as a comment line.
+  Status st = AddKey(dir + "/keys", "#ops").status();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("comment"), std::string::npos) << st.ToString();
+  // A directory is no keys file: not an empty key list, and no temporary file next to it.
+  std::filesystem::create_directory(dir + "/adir");
+  EXPECT_EQ(KeyStore::Load(dir + "/adir").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(AddKey(dir + "/adir", "acme").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/adir.tmp"));
   std::filesystem::remove_all(dir);
 }
 

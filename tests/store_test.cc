@@ -296,18 +296,44 @@ TEST_P(StoreTest, DuplicateInsideOneBatch) {
   std::vector<TurnRecord> differ = {Rec("Y", "s", "t"), Rec("Y", "s", "u")};
   Status st = store_->AppendTurns(alice_, &differ);
   EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
-  EXPECT_NE(st.message().find("Y"), std::string::npos);
+  EXPECT_NE(st.message().find("turn id Y is given twice in this batch"), std::string::npos) << st.ToString();
   EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 1u);  // the first Y is not stored either
 }
 
-TEST_P(StoreTest, AssignedIdCollidingWithCallerIdIsRejected) {
-  // The caller used "T2" for seq 1; the engine cannot also give seq 2 the id "T2".
-  std::vector<TurnRecord> a = {Rec("T2", "x", "first")};
+TEST_P(StoreTest, AssignedIdSkipsIdsTheCallerTook) {
+  // The caller used "T2" and "T2.2" for seqs 1 and 2; seq 2's id-less turn would be "T2". A
+  // rejection here would refuse every id-less turn at this seq, retried or not.
+  std::vector<TurnRecord> a = {Rec("T2", "x", "first"), Rec("T3", "x", "second")};
   Append(alice_, &a);
-  std::vector<TurnRecord> b = {Rec("", "x", "second")};
+  std::vector<TurnRecord> b = {Rec("", "x", "third"), Rec("", "x", "fourth"), Rec("", "x", "fifth")};
+  Append(alice_, &b);
+  EXPECT_EQ(b[0].stored.seq, 3);
+  EXPECT_EQ(b[0].stored.turn.id, "T3.2");  // "T3" is the caller's
+  EXPECT_EQ(b[1].stored.turn.id, "T4");
+  EXPECT_EQ(b[2].stored.turn.id, "T5");
+  const auto all = LoadOrDie(store_.get(), alice_);
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[2].stored.turn.id, "T3.2");
+  EXPECT_EQ(all[2].stored.turn.text, "third");
+  // Resending the caller's "T3" is still a duplicate of seq 2, not of the assigned turn.
+  std::vector<TurnRecord> c = {Rec("T3", "x", "second")};
+  Append(alice_, &c);
+  EXPECT_TRUE(c[0].duplicate);
+  EXPECT_EQ(c[0].stored.seq, 2);
+}
+
+TEST_P(StoreTest, ASessionChangeIsDifferentContent) {
+  std::vector<TurnRecord> a = {Rec("a1", "x", "hello")};
+  a[0].stored.turn.session = "s1";
+  Append(alice_, &a);
+  std::vector<TurnRecord> b = {Rec("a1", "x", "hello")};
+  b[0].stored.turn.session = "s2";
   Status st = store_->AppendTurns(alice_, &b);
   EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
-  EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 1u);
+  EXPECT_NE(st.message().find("already stored"), std::string::npos) << st.ToString();
+  b[0].stored.turn.session = "s1";
+  Append(alice_, &b);
+  EXPECT_TRUE(b[0].duplicate);
 }
 
 TEST_P(StoreTest, TenantsAndUsersArePartitioned) {

@@ -18,8 +18,9 @@ struct UserKey {
 // One utterance of a dialogue.
 struct Turn {
   // External id chosen by the caller (LoCoMo's dia_id such as "D1:3"); unique per user. Empty:
-  // the engine assigns "T<seq>". Re-ingesting the same id with the same content is a no-op
-  // (safe retries); with different content it is AlreadyExists.
+  // the engine assigns "T<seq>" ("T<seq>.2", ".3", ... when a caller's turn already has that
+  // id). Re-ingesting the same id with the same content (speaker, text, time, session) is a
+  // no-op (safe retries); with different content it is AlreadyExists.
   std::string id;
   std::string speaker;  // who said it (may be empty)
   std::string text;     // the utterance, UTF-8, non-empty after trimming

@@ -1,7 +1,10 @@
 #include "engine/memory_impl.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -97,7 +100,7 @@ StatusOr<std::unique_ptr<Memory>> Memory::Open(const Options& options) {
   if (options.extract_facts) {
     ASSIGN_OR_RETURN(FactPipeline pipeline, OpenFactPipeline(options, embedder));
     impl->set_fact_pipeline(pipeline.extractor, pipeline.policy, pipeline.graph_context);
-    impl->set_known_relations(pipeline.relations);
+    impl->set_ontology(pipeline.ontology);
     impl->set_fact_verifier(pipeline.fact_verifier);
   }
   return std::unique_ptr<Memory>(std::move(impl));
@@ -395,14 +398,28 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
                              {"fact relation", &fact.relation}, {"fact tail", &fact.tail},
                              {"fact tail_type", &fact.tail_type}, {"fact domain", &fact.domain}})
     RETURN_IF_ERROR(ValidateName(what, *value, true));
-  if (fact.relation.empty() || fact.tail.empty())
-    return Status::InvalidArgument("fact needs a relation and a tail");
-  if (!known_relations_.empty() && !known_relations_.count(fact.relation))
-    return Status::InvalidArgument(fmt::format("fact relation {} is not in the ontology", fact.relation));
-  if (known_relations_.empty())
+  const bool blank_tail = std::all_of(fact.tail.begin(), fact.tail.end(), [](unsigned char c) { return std::isspace(c); });
+  if (fact.relation.empty() || blank_tail) return Status::InvalidArgument("fact needs a relation and a tail");
+  if (ontology_) {
+    const Relation* rel = ontology_->FindRelation(fact.relation);
+    if (rel == nullptr)
+      return Status::InvalidArgument(fmt::format("fact relation {} is not in the ontology", fact.relation));
+    // A type or domain the ontology does not know would retype the tail's node silently.
+    if (!fact.tail_type.empty()) {
+      if (ontology_->FindType(fact.tail_type) == nullptr)
+        return Status::InvalidArgument(fmt::format("fact tail_type {} is not an entity type of the ontology", fact.tail_type));
+      if (!rel->tail_types.empty() &&
+          std::find(rel->tail_types.begin(), rel->tail_types.end(), fact.tail_type) == rel->tail_types.end())
+        return Status::InvalidArgument(fmt::format("fact tail_type {} is not a tail type of {} ({})", fact.tail_type,
+                                                   fact.relation, fmt::join(rel->tail_types, ", ")));
+    }
+    if (!fact.domain.empty() && ontology_->FindDomain(fact.domain) == nullptr)
+      return Status::InvalidArgument(fmt::format("fact domain {} is not a domain of the ontology", fact.domain));
+  } else {
     for (char c : fact.relation)
       if (!((c >= 'A' && c <= 'Z') || c == '_'))
         return Status::InvalidArgument(fmt::format("fact relation {} is not an upper-case id", fact.relation));
+  }
   Assertion a;
   a.head = fact.head.empty() ? key.user : fact.head;
   a.relation = fact.relation;

@@ -15,6 +15,7 @@
 #include "engine/fact_extractor.h"
 #include "engine/user_memory.h"
 #include "extract/verifier.h"
+#include "ontology/ontology.h"
 #include "ontomem/memory.h"
 #include "retrieve/retriever.h"
 #include "store/store.h"
@@ -36,8 +37,9 @@ class MemoryImpl : public Memory {
   }
   // The endpoint verifier inside the extractor (Options::fact_verifier), for its counts.
   void set_fact_verifier(std::shared_ptr<const extract::LlmVerifier> v) { fact_verifier_ = std::move(v); }
-  // Validates a relation id for AddFact (the ontology's list); empty = any upper-case id.
-  void set_known_relations(std::set<std::string> relations) { known_relations_ = std::move(relations); }
+  // Checks AddFact's relation, tail type and domain against the ontology; null: any upper-case
+  // relation id, any type and domain.
+  void set_ontology(std::shared_ptr<const Ontology> ontology) { ontology_ = std::move(ontology); }
 
   Status Ingest(const UserKey& key, const Turn& turn) override;
   Status IngestBatch(const UserKey& key, const std::vector<Turn>& turns,
@@ -105,7 +107,7 @@ class MemoryImpl : public Memory {
   std::shared_ptr<const extract::LlmVerifier> fact_verifier_;
   GraphPolicy policy_;
   GraphContext graph_context_;
-  std::set<std::string> known_relations_;
+  std::shared_ptr<const Ontology> ontology_;
 
   // Query ids: a random base drawn at construction plus a counter, mixed (bijectively) so ids
   // are unique within the process and unlikely to repeat across runs.

@@ -214,7 +214,6 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   if (dense_is_sif) {
     ASSIGN_OR_RETURN(fp.graph_context.dense_projection, LoadDefaultProjection(options.models_dir, embedder->dim()));
   }
-  for (const Relation& r : fp.ontology->relations()) fp.relations.insert(r.id);
   return fp;
 }
 

@@ -29,7 +29,6 @@ GraphPolicy MakeGraphPolicy(std::shared_ptr<const Ontology> ontology,
 struct FactPipeline {
   std::shared_ptr<const FactExtractor> extractor;
   GraphPolicy policy;
-  std::set<std::string> relations;  // the ontology's assertion relation ids
   std::shared_ptr<const Ontology> ontology;
   std::shared_ptr<const ConceptLifter> lifter;
   GraphContext graph_context;  // query-domain detection for the graph view

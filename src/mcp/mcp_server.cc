@@ -247,16 +247,23 @@ Status CheckArgs(const Tool& tool, const json& args, const McpOptions& options) 
       return Status::InvalidArgument(fmt::format("{}: missing required argument {}", tool.name, p.name));
   // Limits that keep one call small; the engine checks the rest (UTF-8, text size, ids).
   if (auto it = args.find("k"); it != args.end()) {
-    const int64_t k = it->get<int64_t>();
-    if (k < 1 || k > options.max_k)
-      return Status::InvalidArgument(fmt::format("{}.k: {} is not in 1..{}", tool.name, k, options.max_k));
+    // An unsigned above INT64_MAX would read as negative.
+    const bool ok = it->is_number_unsigned() ? it->get<uint64_t>() >= 1 && it->get<uint64_t>() <= static_cast<uint64_t>(options.max_k)
+                                             : it->get<int64_t>() >= 1 && it->get<int64_t>() <= options.max_k;
+    if (!ok) return Status::InvalidArgument(fmt::format("{}.k: {} is not in 1..{}", tool.name, it->dump(), options.max_k));
   }
-  if (auto it = args.find("max_context_tokens"); it != args.end() && it->get<int64_t>() < 0)
-    return Status::InvalidArgument(fmt::format("{}.max_context_tokens: must be >= 0", tool.name));
+  if (auto it = args.find("max_context_tokens");
+      it != args.end() && (it->is_number_unsigned() ? it->get<uint64_t>() > INT32_MAX : it->get<int64_t>() < 0))
+    return Status::InvalidArgument(fmt::format("{}.max_context_tokens: {} is not in 0..{}", tool.name, it->dump(), INT32_MAX));
   if (auto it = args.find("query"); it != args.end() && it->get<std::string>().size() > kMaxQueryBytes)
     return Status::InvalidArgument(fmt::format("{}.query: longer than {} bytes", tool.name, kMaxQueryBytes));
-  if (auto it = args.find("context"); it != args.end() && it->size() > kMaxContextItems)
-    return Status::InvalidArgument(fmt::format("{}.context: more than {} items", tool.name, kMaxContextItems));
+  if (auto it = args.find("context"); it != args.end()) {
+    if (it->size() > kMaxContextItems)
+      return Status::InvalidArgument(fmt::format("{}.context: more than {} items", tool.name, kMaxContextItems));
+    for (size_t i = 0; i < it->size(); ++i)  // as the HTTP API limits them
+      if ((*it)[i].get<std::string>().size() > kMaxQueryBytes)
+        return Status::InvalidArgument(fmt::format("{}.context[{}]: longer than {} bytes", tool.name, i, kMaxQueryBytes));
+  }
   return Status::Ok();
 }
 
@@ -337,7 +344,9 @@ std::string McpServer::HandleMessage(std::string_view line) {
     Log("refused a message nested too deeply");
     return Dump(ErrorResponse(nullptr, kInvalidRequest, fmt::format("message nests deeper than {} levels", kMaxDepth)));
   }
-  json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  // A raw NUL is no JSON; the parser would stop there and answer what came before it.
+  json msg = line.find('\0') != std::string_view::npos ? json(json::value_t::discarded)
+                                                        : json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (msg.is_discarded()) {
     Log("parse error in a message");
     return Dump(ErrorResponse(nullptr, kParseError, "parse error: the message is not valid JSON (UTF-8)"));
@@ -443,7 +452,8 @@ json McpServer::CallTool(const json& params, bool* is_error) {
   if (Status st = CheckArgs(*tool, args, options_); !st.ok()) return fail(kInvalidParams, st.message());
   UserKey key{options_.tenant, args.contains("user") ? args["user"].get<std::string>() : options_.default_user};
   if (key.user.empty())
-    return fail(kInvalidParams, name + ": missing argument user (the server was started without --user)");
+    return fail(kInvalidParams, args.contains("user") ? name + ".user: empty"
+                                                      : name + ": missing argument user (the server was started without --user)");
 
   StatusOr<json> out = Status::Internal("unreachable");
   try {

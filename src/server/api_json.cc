@@ -135,6 +135,9 @@ StatusOr<json> ParseBody(std::string_view body, const Limits& limits) {
     return Status::InvalidArgument(
         fmt::format("{}: invalid UTF-8 at byte {}", path.empty() ? "body" : path, bad));
   }
+  // JSON has no raw NUL (it is written \u0000); the parser would stop there and ignore the rest.
+  if (const size_t nul = body.find('\0'); nul != std::string_view::npos)
+    return Status::InvalidArgument(fmt::format("body: malformed JSON: a NUL byte at byte {}", nul));
   json root;
   PathSax sax(&root);
   bool ok = false;

@@ -5,13 +5,16 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "engine/validate.h"
 #include "server/routes.h"
+#include "text/text.h"
 
 namespace ontomem::server {
 namespace {
@@ -90,11 +93,41 @@ Reply HttpServer::Impl::Dispatch(const httplib::Request& req, const httplib::Con
 
   size_t limit = m.route ? MaxBody(*m.route, options.limits) : 0;
   if (limit == 0) limit = kIgnoredBodyBytes;
+  // Refused before reading: httplib cannot decode other encodings, and would wait for a
+  // declared length that is no number. (A length over the limit is read and dropped below:
+  // clients send the whole body before they read the answer.)
+  uint64_t declared = 0;  // Content-Length
+  if (m.route && reader) {
+    auto refuse = [](int status, std::string_view code, std::string message) {
+      Reply r = ErrorReply(status, code, std::move(message));
+      r.headers.emplace_back("Connection", "close");
+      return r;
+    };
+    const std::string encoding = text::AsciiLower(req.get_header_value("Content-Encoding"));
+    if (!encoding.empty() && encoding != "identity" && encoding != "gzip" && encoding != "deflate")
+      return refuse(415, "unsupported_media_type",
+                    fmt::format("body: Content-Encoding {} is not supported (gzip, deflate or none)", encoding));
+    if (req.has_header("Content-Length")) {
+      const std::string value = req.get_header_value("Content-Length");
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), declared);
+      if (value.empty() || ec != std::errc() || end != value.data() + value.size())
+        return refuse(400, "invalid_argument", fmt::format("Content-Length: \"{}\" is not a byte count", value));
+    }
+    // httplib reads a form upload only through its multipart reader (the plain one would throw).
+    if (req.is_multipart_form_data()) {
+      size_t drained = 0;
+      (*reader)([](const httplib::MultipartFormData&) { return true; },
+                [&](const char*, size_t len) { return (drained += len) <= kDrainBytes; });
+      return refuse(415, "unsupported_media_type", "body: a form upload (multipart/form-data); send JSON");
+    }
+  }
   std::string body;
   bool too_large = false, read_ok = true;
+  size_t received = 0;
   if (reader) {
     size_t drained = 0;
     read_ok = (*reader)([&](const char* data, size_t len) {
+      received += len;
       if (too_large) return (drained += len) <= kDrainBytes;
       if (body.size() + len > limit) {
         too_large = true;
@@ -114,9 +147,15 @@ Reply HttpServer::Impl::Dispatch(const httplib::Request& req, const httplib::Con
     }
     return ErrorReply(404, "not_found", "no such route (see /v1/openapi.json)");
   }
+  // httplib gives up by itself on a body over the server-wide limit (set_payload_max_length).
+  if (!read_ok && (declared > limit || received >= limit)) too_large = true;
   if (too_large || !read_ok) {
-    Reply r = ErrorReply(413, "payload_too_large",
-                         fmt::format("body: more than {} bytes, the limit of {} {}", limit, m.route->method, m.route->path));
+    Reply r = too_large ? ErrorReply(413, "payload_too_large",
+                                     fmt::format("body: more than {} bytes, the limit of {} {}", limit, m.route->method,
+                                                 m.route->path))
+                        : ErrorReply(400, "invalid_argument",
+                                     "body: could not be read (malformed chunked framing or compressed data, or the "
+                                     "connection ended before Content-Length bytes)");
     r.headers.emplace_back("Connection", "close");
     return r;
   }
@@ -225,6 +264,8 @@ Status HttpServer::Start() {
     if (res.status == 413) {
       code = "payload_too_large";
       message = fmt::format("body: more than {} bytes, the server's limit", im->options.limits.max_body_bytes);
+    } else if (res.status == 414) {
+      message = "the request target (path and query) is too long";
     } else if (res.status == 404) {
       code = "not_found";
       message = "no such route (see /v1/openapi.json)";

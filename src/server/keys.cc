@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -72,6 +78,18 @@ std::optional<std::string> KeyStore::Lookup(std::string_view key) const {
 
 StatusOr<std::string> AddKey(const std::string& path, const std::string& tenant) {
   RETURN_IF_ERROR(ValidateName("tenant", tenant, false));
+  if (tenant[0] == '#')
+    return Status::InvalidArgument("tenant: " + tenant + " starts with '#', which the keys file reads as a comment");
+  // Read, append, rename under an exclusive lock: concurrent `keys add` would otherwise each
+  // rename their own copy and all but the last key would be lost.
+  const std::string lock_path = path + ".lock";
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd < 0) return Status::IOError(fmt::format("cannot open {}: {}", lock_path, std::strerror(errno)));
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // closing releases the flock
+  } unlock{lock_fd};
+  if (::flock(lock_fd, LOCK_EX) != 0) return Status::IOError(fmt::format("cannot lock {}: {}", lock_path, std::strerror(errno)));
   std::string existing;
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {

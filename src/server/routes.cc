@@ -175,7 +175,7 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "     checks this file against it. Edit the table, then regenerate. -->\n\n";
   md += "`ontomem serve --data DIR --keys FILE --host 127.0.0.1 --port 8080` serves the routes below.\n"
         "Create a key with `ontomem keys add --keys FILE TENANT` (printed once; the file keeps only its\n"
-        "SHA-256). Send it as `Authorization: Bearer KEY`: the key decides the tenant, and a key only\n"
+        "SHA-256; concurrent adds wait for each other on `FILE.lock`). Send it as `Authorization: Bearer KEY`: the key decides the tenant, and a key only\n"
         "ever sees its own tenant's users (another tenant's user is `404 unknown user`).\n"
         "`{user}` is one URL-encoded path segment. Bodies are JSON (UTF-8); unknown fields are ignored.\n\n";
   md += "## Routes\n\n| Method | Path | Auth | Max body | Summary |\n|---|---|---|---|---|\n";
@@ -193,6 +193,7 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "| 405 | `invalid_argument` | the path exists but not with this method (`Allow` lists those that do) |\n"
         "| 409 | `already_exists` | a turn id reused with different content |\n"
         "| 413 | `payload_too_large` | the body, a turn's text, the query or the batch exceeds its limit |\n"
+        "| 415 | `unsupported_media_type` | a form upload (send JSON) or a `Content-Encoding` other than gzip or deflate |\n"
         "| 429 | `rate_limited` | the tenant's request rate is over its limit (`Retry-After` seconds) |\n"
         "| 429 | `quota_exceeded` | the tenant's storage quota would be exceeded (`Retry-After` seconds) |\n"
         "| 500 | `internal` | a bug or an I/O failure (details only in the server log) |\n"
@@ -259,7 +260,7 @@ std::string OpenApiJson(const Limits& limits) {
            {{"code",
              {{"type", "string"},
               {"enum", {"invalid_argument", "unauthenticated", "not_found", "already_exists", "payload_too_large",
-                        "rate_limited", "quota_exceeded", "internal", "unavailable"}}}},
+                        "unsupported_media_type", "rate_limited", "quota_exceeded", "internal", "unavailable"}}}},
             {"message", {{"type", "string"}}}}}}}}}};
   json doc = {{"openapi", "3.0.3"},
               {"info",

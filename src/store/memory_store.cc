@@ -28,30 +28,34 @@ class MemoryStore final : public Store {
     // Stage everything first so a rejected batch leaves no trace.
     std::vector<TurnRecord> staged;
     std::unordered_map<std::string, size_t> staged_ids;
-    std::vector<std::pair<int64_t, bool>> result;  // seq, duplicate
+    struct Assigned {
+      int64_t seq;
+      bool duplicate;
+      std::string id;
+    };
+    std::vector<Assigned> result;
     int64_t next_seq = static_cast<int64_t>(existing.turns.size()) + 1;
     for (const TurnRecord& r : *records) {
       const Turn& t = r.stored.turn;
-      const bool assigned = t.id.empty();
-      std::string id = assigned ? fmt::format("T{}", next_seq) : t.id;
-      const TurnRecord* prior = nullptr;
-      if (auto it = existing.by_id.find(id); it != existing.by_id.end()) {
-        prior = &existing.turns[it->second];
-      } else if (auto it2 = staged_ids.find(id); it2 != staged_ids.end()) {
-        prior = &staged[it2->second];
-      }
+      // The stored or staged turn holding `id`, if any, and whether it is staged.
+      auto find = [&](const std::string& id) -> std::pair<const TurnRecord*, bool> {
+        if (auto it = existing.by_id.find(id); it != existing.by_id.end()) return {&existing.turns[it->second], false};
+        if (auto it = staged_ids.find(id); it != staged_ids.end()) return {&staged[it->second], true};
+        return {nullptr, false};
+      };
+      std::string id = t.id;
+      if (id.empty())
+        for (int attempt = 1; find(id = AssignedTurnId(next_seq, attempt)).first != nullptr; ++attempt) {
+        }
+      const auto [prior, in_batch] = find(id);
       if (prior != nullptr) {
-        if (assigned) {
-          return Status::AlreadyExists(fmt::format(
-              "{}: assigned turn id {} is already used by the turn with seq {}", ctx, id,
-              prior->stored.seq));
-        }
         const Turn& p = prior->stored.turn;
-        if (p.speaker != t.speaker || p.text != t.text || p.time_ms != t.time_ms) {
+        if (p.speaker != t.speaker || p.text != t.text || p.time_ms != t.time_ms || p.session != t.session) {
           return Status::AlreadyExists(
-              fmt::format("{}: turn id {} is already stored with different content", ctx, id));
+              fmt::format("{}: turn id {} is {} with different content (speaker, text, time or session)", ctx, id,
+                          in_batch ? "given twice in this batch" : "already stored"));
         }
-        result.emplace_back(prior->stored.seq, true);
+        result.push_back({prior->stored.seq, true, id});
         continue;
       }
       TurnRecord copy = r;
@@ -61,7 +65,7 @@ class MemoryStore final : public Store {
       if (copy.vector.empty()) copy.embedder_id.clear();  // SQLite stores no row then
       staged_ids.emplace(id, staged.size());
       staged.push_back(std::move(copy));
-      result.emplace_back(next_seq, false);
+      result.push_back({next_seq, false, id});
       ++next_seq;
     }
 
@@ -80,8 +84,8 @@ class MemoryStore final : public Store {
       for (const auto& item : delta->assertions) {
         Assertion a = item.assertion;
         if (item.record_index != GraphDelta::kNoTurn) {
-          if (result[item.record_index].second) continue;  // duplicate turn: already stored
-          a.source_seq = result[item.record_index].first;
+          if (result[item.record_index].duplicate) continue;  // duplicate turn: already stored
+          a.source_seq = result[item.record_index].seq;
           a.source_turn = user->turns[a.source_seq - 1].stored.turn.id;
         } else {
           a.source_seq = 0;
@@ -98,9 +102,9 @@ class MemoryStore final : public Store {
     }
     for (size_t i = 0; i < records->size(); ++i) {
       TurnRecord& r = (*records)[i];
-      r.stored.seq = result[i].first;
-      r.duplicate = result[i].second;
-      if (r.stored.turn.id.empty()) r.stored.turn.id = fmt::format("T{}", r.stored.seq);
+      r.stored.seq = result[i].seq;
+      r.duplicate = result[i].duplicate;
+      r.stored.turn.id = result[i].id;
     }
     return Status::Ok();
   }

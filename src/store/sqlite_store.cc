@@ -3,6 +3,7 @@
 // processes coordinate through SQLite's file locks (BEGIN IMMEDIATE + busy timeout).
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -149,7 +150,7 @@ constexpr const char* kSelectUser =
     "WHERE t.name = ?1 AND u.name = ?2";
 constexpr const char* kMaxSeq = "SELECT COALESCE(MAX(seq), 0) FROM turns WHERE user_id = ?1";
 constexpr const char* kSelectTurnById =
-    "SELECT seq, speaker, text, time_ms FROM turns WHERE user_id = ?1 AND ext_id = ?2";
+    "SELECT seq, speaker, text, time_ms, session FROM turns WHERE user_id = ?1 AND ext_id = ?2";
 constexpr const char* kInsertTurn =
     "INSERT INTO turns (user_id, seq, ext_id, speaker, text, time_ms, session) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -616,31 +617,40 @@ Status SqliteStore::AppendLocked(const UserKey& key, const std::vector<TurnRecor
   }
 
   int64_t added_turns = 0, added_bytes = 0;
+  const size_t first_new = out->size();
   for (const TurnRecord& r : records) {
     const Turn& t = r.stored.turn;
-    bool assigned = t.id.empty();
-    std::string id = assigned ? fmt::format("T{}", next_seq) : t.id;
-    {
-      // Finds earlier rows of this same batch too: they are already inserted in this txn.
+    // Finds earlier rows of this same batch too: they are already inserted in this txn.
+    // Returns whether `id` is taken; for an explicit id also settles duplicate or conflict.
+    auto lookup = [&](const std::string& id, bool assigned) -> StatusOr<bool> {
       ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kSelectTurnById));
       Stmt s(db(), raw);
       s.Bind(1, user_id);
       s.Bind(2, id);
       int rc = 0;
       RETURN_IF_ERROR(s.Step("look up turn " + id, &rc));
-      if (rc == SQLITE_ROW) {
-        int64_t seq = s.Int(0);
-        if (assigned) {
-          return Status::AlreadyExists(fmt::format(
-              "assigned turn id {} is already used by the turn with seq {}", id, seq));
-        }
-        if (s.Text(1) != t.speaker || s.Text(2) != t.text || s.Int(3) != t.time_ms) {
-          return Status::AlreadyExists(
-              fmt::format("turn id {} is already stored with different content", id));
-        }
-        out->push_back({seq, id, true});
-        continue;
+      if (rc != SQLITE_ROW) return false;
+      if (assigned) return true;
+      const int64_t seq = s.Int(0);
+      if (s.Text(1) != t.speaker || s.Text(2) != t.text || s.Int(3) != t.time_ms || s.Text(4) != t.session) {
+        const bool in_batch = std::any_of(out->begin() + static_cast<long>(first_new), out->end(),
+                                          [&](const Assigned& a) { return a.seq == seq && !a.duplicate; });
+        return Status::AlreadyExists(fmt::format("turn id {} is {} with different content (speaker, text, time or session)",
+                                                 id, in_batch ? "given twice in this batch" : "already stored"));
       }
+      out->push_back({seq, id, true});
+      return true;
+    };
+    std::string id = t.id;
+    if (id.empty()) {
+      for (int attempt = 1;; ++attempt) {
+        id = AssignedTurnId(next_seq, attempt);
+        ASSIGN_OR_RETURN(bool taken, lookup(id, true));
+        if (!taken) break;
+      }
+    } else {
+      ASSIGN_OR_RETURN(bool duplicate, lookup(id, false));
+      if (duplicate) continue;
     }
     std::string what = "store turn " + id;
     {

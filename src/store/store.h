@@ -2,6 +2,8 @@
 // later); a fake in tests. Every method is one transaction.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,16 +38,23 @@ struct GraphDelta {
   bool empty() const { return assertions.empty() && edges.empty(); }
 };
 
+// The id an id-less turn gets: "T<seq>" for attempt 1, else "T<seq>.<attempt>". A store tries
+// attempts in order until the id is free: a caller's own ids may look like ours.
+inline std::string AssignedTurnId(int64_t seq, int attempt) {
+  return attempt <= 1 ? fmt::format("T{}", seq) : fmt::format("T{}.{}", seq, attempt);
+}
+
 // Stores are thread-safe: every method may be called from any thread.
 class Store {
  public:
   virtual ~Store() = default;
 
   // Appends the records to the user's log in one transaction, creating tenant and user on
-  // first use. Assigns stored.seq (next in the user's order) and stored.turn.id ("T<seq>") when
-  // empty. A record whose id is already stored with the same speaker, text and time is marked
-  // duplicate and not stored again; with different content the whole call fails with
-  // AlreadyExists and nothing is stored. OK means committed with the configured durability.
+  // first use. Assigns stored.seq (next in the user's order) and stored.turn.id (AssignedTurnId)
+  // when empty. A record whose id is already stored with the same speaker, text, time and
+  // session is marked duplicate and not stored again; with different content (or two records of
+  // the call sharing an id with different content) the whole call fails with AlreadyExists and
+  // nothing is stored. OK means committed with the configured durability.
   //
   // `delta` (optional) is written in the same transaction: its assertions are stored against the
   // turns they name (those of duplicate records are skipped) and its edges are upserted. With
