@@ -157,6 +157,94 @@ TEST_F(CliTest, BadInputFailsClearlyAndLosesNothing) {
   EXPECT_EQ(Cli("search " + D()).code, 2);  // usage error: no --user, no query
 }
 
+TEST_F(CliTest, ABadTurnAnywhereStoresNothingAndNamesItsLine) {
+  // 600 id-less turns: more than one 500-turn batch, so a late bad turn once left 500 stored.
+  std::string lines;
+  for (int i = 1; i <= 600; ++i)
+    lines += "{\"speaker\":\"" + std::string(i == 551 ? "Ana\\u0001" : "Ana") + "\",\"text\":\"turn " +
+             std::to_string(i) + "\"}\n";
+  std::string f = Write("long.jsonl", lines);
+  CliRun r = Cli("ingest " + D() + "--user ana '" + f + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("long.jsonl:551: speaker contains a control character"), std::string::npos) << r.err;
+  r = Cli("users " + D());
+  EXPECT_EQ(r.out, "");  // not even the user
+  // Fixed, the file goes in once: nothing from the failed run is there to duplicate.
+  const size_t bad = lines.find("Ana\\u0001");
+  lines.replace(bad, 9, "Ana");
+  Write("long.jsonl", lines);
+  r = Cli("ingest " + D() + "--user ana '" + f + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Cli("export " + D() + "--user ana");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["turns"].size(), 600u);
+
+  // A turn id given twice in one file.
+  f = Write("twice.jsonl", "{\"id\":\"m1\",\"text\":\"a\"}\n\n{\"id\":\"m2\",\"text\":\"b\"}\n{\"id\":\"m1\",\"text\":\"c\"}\n");
+  r = Cli("ingest " + D() + "--user bo '" + f + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("twice.jsonl:4: turn id m1 is given twice (first at " + f + ":1)"), std::string::npos) << r.err;
+  // A turn id stored before with other content, in the file's second batch (session).
+  ASSERT_EQ(Cli("ingest " + D() + "--user bo '" + Write("m.jsonl", "{\"id\":\"m9\",\"text\":\"old\"}\n") + "'").code, 0);
+  f = Write("clash.jsonl", "{\"id\":\"n1\",\"text\":\"new\",\"session\":\"s1\"}\n"
+                           "{\"id\":\"m9\",\"text\":\"changed\",\"session\":\"s2\"}\n");
+  r = Cli("ingest " + D() + "--user bo '" + f + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("AlreadyExists: " + f + ":2: turn id m9 is already stored"), std::string::npos) << r.err;
+  r = Cli("export " + D() + "--user bo");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["turns"].size(), 1u) << r.out;
+}
+
+TEST_F(CliTest, BadLocomoFileStoresNothing) {
+  const std::string conv = R"("conversation":{"session_1":[{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy"}]})";
+  struct Case {
+    std::string file, content, expect;
+  };
+  std::vector<Case> cases = {
+      {"same_id.json", "[{\"sample_id\":\"conv-a\"," + conv + "},{\"sample_id\":\"conv-a\"," + conv + "}]",
+       "same_id.json: sample_id conv-a is used by samples [0] and [1]"},
+      {"bad_turn.json",
+       "[{\"sample_id\":\"conv-a\"," + conv + "},{\"sample_id\":\"conv-b\",\"conversation\":{\"session_2\":["
+       "{\"speaker\":\"B\",\"dia_id\":\"D2:1\",\"text\":\"fine\"},{\"speaker\":\"B\\u0007\",\"dia_id\":\"D2:2\",\"text\":\"x\"}]}}]",
+       "bad_turn.json: conv-b: conversation.session_2[1] (id D2:2): speaker contains a control character"},
+      {"dup_turn.json",
+       "{\"sample_id\":\"conv-c\",\"conversation\":{\"session_1\":[{\"dia_id\":\"D1:1\",\"text\":\"a\"},"
+       "{\"dia_id\":\"D1:1\",\"text\":\"b\"}]}}",
+       "dup_turn.json: conv-c: conversation.session_1[1] (id D1:1): turn id D1:1 is given twice"},
+      {"not_list.json", "[{\"sample_id\":\"conv-a\",\"conversation\":{\"session_1\":\"oops\"}}]",
+       "not_list.json: conv-a: conversation.session_1: not a list of turns"},
+      {"null.json", "[{\"sample_id\":\"conv-a\",\"conversation\":{\"session_1\":null}}]",
+       "null.json: conv-a: conversation.session_1: not a list of turns"},
+  };
+  for (const auto& c : cases) {
+    CliRun r = Cli("ingest " + D() + "'" + Write(c.file, c.content) + "'");
+    EXPECT_EQ(r.code, 1) << c.file;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.file << ": " << r.err;
+  }
+  EXPECT_EQ(Cli("users " + D()).out, "");
+}
+
+TEST_F(CliTest, IngestOfWhatIsNoFileOfTurns) {
+  // Each is named for what it is, with or without --user.
+  for (const std::string user : {"", "--user ana "}) {
+    CliRun r = Cli("ingest " + D() + user + "'" + dir_ + "/missing.jsonl'");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("NotFound: cannot open " + dir_ + "/missing.jsonl"), std::string::npos) << r.err;
+    r = Cli("ingest " + D() + user + "'" + dir_ + "'");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("InvalidArgument: " + dir_ + " is a directory"), std::string::npos) << r.err;
+    for (const char* content : {"", " \n\n"}) {
+      r = Cli("ingest " + D() + user + "'" + Write("empty.jsonl", content) + "'");
+      EXPECT_EQ(r.code, 1);
+      EXPECT_NE(r.err.find("empty.jsonl is empty"), std::string::npos) << r.err;
+    }
+  }
+  CliRun r = Cli("ingest " + D() + "'" + Write("none.json", "[]") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("none.json holds no turns"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(data_));  // refused before the store is created
+}
+
 TEST_F(CliTest, RefusesDataDirectoryThatIsNotOurs) {
   std::filesystem::create_directories(data_);
   std::string garbage = "this is not a database, it is someone's notes\n";

@@ -1,7 +1,9 @@
 #include "bench/dataset.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
 
 #include "bench/harness.h"
@@ -92,6 +94,80 @@ TEST(Jsonl, ParsesTurnsAndNamesBadLines) {
   }
   st = LoadTurnsJsonl(dir + "/notext.jsonl").status();
   EXPECT_NE(st.message().find("missing \"text\""), std::string::npos) << st.ToString();
+}
+
+TEST(Locomo, SessionThatIsNotAListIsAnError) {
+  // Skipping it would ingest nothing and exit 0.
+  for (const char* value : {"\"oops\"", "null", "{}"}) {
+    auto st = ParseLocomo(fmt::format(R"([{{"sample_id":"conv-q","conversation":{{"session_1":{}}}}}])", value),
+                          "f.json")
+                  .status();
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << value;
+    EXPECT_NE(st.message().find("f.json: conv-q: conversation.session_1: not a list of turns"), std::string::npos)
+        << st.ToString();
+  }
+  // Other session_* keys (dates, summaries) are not sessions.
+  auto ds = ParseLocomo(R"([{"conversation":{"session_1_date_time":"x","session_x":null,"session_1":[]}}])", "f.json");
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+}
+
+// Writes `lines` as a JSONL file and loads it.
+StatusOr<std::vector<Turn>> LoadLines(const std::string& dir, const std::string& lines,
+                                      std::vector<size_t>* line_numbers = nullptr) {
+  {
+    std::ofstream f(dir + "/t.jsonl", std::ios::binary);
+    f << lines;
+  }
+  return LoadTurnsJsonl(dir + "/t.jsonl", line_numbers);
+}
+
+TEST(Jsonl, KeepsLineNumbers) {
+  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  std::vector<size_t> lines;
+  auto turns = LoadLines(dir, "\n{\"text\":\"a\"}\n\n  \n{\"text\":\"b\"}\n", &lines);
+  ASSERT_TRUE(turns.ok()) << turns.status().ToString();
+  EXPECT_EQ(lines, (std::vector<size_t>{2, 5}));
+}
+
+TEST(Jsonl, IsoTimesAreRangeCheckedAndTakeAnOffset) {
+  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  auto time_of = [&](const std::string& t) -> StatusOr<int64_t> {
+    ASSIGN_OR_RETURN(auto turns, LoadLines(dir, "{\"text\":\"x\"}\n{\"text\":\"y\",\"time\":\"" + t + "\"}\n"));
+    return turns[1].time_ms;
+  };
+  EXPECT_EQ(*time_of("2024-01-02T03:04:05Z"), 1704164645000);
+  EXPECT_EQ(*time_of("2024-01-02T05:04:05+02:00"), 1704164645000);
+  EXPECT_EQ(*time_of("2024-01-01T21:34:05-0530"), 1704164645000);
+  EXPECT_EQ(*time_of("2024-01-02T04:04:05.25+01"), 1704164645250);
+  EXPECT_EQ(*time_of("2024-02-29"), 1709164800000);
+  EXPECT_EQ(*time_of("2024-01-02 03:04"), 1704164640000);
+  for (auto [bad, what] : std::vector<std::pair<std::string, std::string>>{
+           {"2024-13-45T99:99:99Z", "month 13"},
+           {"2023-02-29", "day 29 does not exist in 2023-02"},
+           {"2024-04-31T00:00:00Z", "day 31"},
+           {"2024-01-00", "day 0"},
+           {"2024-01-02T24:00:00Z", "hour 24"},
+           {"2024-01-02T23:60:00Z", "minute 60"},
+           {"2024-01-02T23:59:61Z", "second 61"},
+           {"2024-01-02T03:04:05+24:00", "UTC offset +24:00"}}) {
+    auto st = time_of(bad).status();
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find("t.jsonl:2.time: " + bad + ": " + what), std::string::npos) << st.ToString();
+  }
+}
+
+TEST(Jsonl, LargeUnsignedIdsAndTimes) {
+  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  auto turns = LoadLines(dir, R"({"text":"x","id":18446744073709551615,"time":9223372036854775807})"
+                              "\n" R"({"text":"y","id":-3})" "\n");
+  ASSERT_TRUE(turns.ok()) << turns.status().ToString();
+  EXPECT_EQ((*turns)[0].id, "18446744073709551615");  // not "-1"
+  EXPECT_EQ((*turns)[0].time_ms, INT64_MAX);
+  EXPECT_EQ((*turns)[1].id, "-3");
+  auto st = LoadLines(dir, R"({"text":"x","time":18446744073709551615})" "\n").status();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("t.jsonl:1.time: 18446744073709551615 is out of range"), std::string::npos)
+      << st.ToString();
 }
 
 TEST(Metrics, RecallNdcgPrecision) {

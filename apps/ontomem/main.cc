@@ -6,15 +6,19 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bench/dataset.h"
 #include "common/file_util.h"
+#include "engine/validate.h"
 #include "bench/harness.h"
 #include "bench/ipr_synth.h"
 #include "bench/plot.h"
@@ -100,13 +104,19 @@ void AddStoreFlags(CLI::App* cmd, Common* c, bool need_user) {
   AddEndpointFlags(cmd, c);
 }
 
-StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
+// The store's options without the embedder (which connects to --embed-url).
+Options BaseOptions(const Common& c, bool create) {
   Options o;
   o.data_dir = c.data;
   o.create_if_missing = create;
   o.lexicon_path = c.lexicon;
-  RETURN_IF_ERROR(SetEmbedder(c, &o));
   o.fact_verifier = WithVerifyKey(c.fact_verifier);
+  return o;
+}
+
+StatusOr<std::unique_ptr<Memory>> OpenMemory(const Common& c, bool create) {
+  Options o = BaseOptions(c, create);
+  RETURN_IF_ERROR(SetEmbedder(c, &o));
   auto m = Memory::Open(o);
   if (!m.ok()) return m.status().WithContext("open " + c.data);
   return m;
@@ -131,59 +141,154 @@ class Progress {
   bool tty_;
 };
 
-bool LooksLikeLocomo(const std::string& path) {
+enum class IngestFormat { kJsonl, kLocomo };
+
+// The format of an ingest file from its first bytes; what cannot hold turns at all (missing, a
+// directory, empty) is an error here, before --user is asked for.
+StatusOr<IngestFormat> DetectIngestFormat(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Status::InvalidArgument(path + " is a directory");
   std::ifstream in(path, std::ios::binary);
-  char c;
-  while (in.get(c))
-    if (!std::isspace(static_cast<unsigned char>(c))) break;
-  if (c == '[') return true;
-  if (c != '{') return false;
+  if (!in) return Status::NotFound("cannot open " + path);
+  char c = 0;
+  bool any = false;
+  while (!any && in.get(c)) any = !std::isspace(static_cast<unsigned char>(c));
+  if (in.bad()) return Status::IOError("cannot read " + path);
+  if (!any) return Status::InvalidArgument(path + " is empty (expected JSONL turns or LoCoMo-format JSON)");
+  if (c == '[') return IngestFormat::kLocomo;
+  if (c != '{') return IngestFormat::kJsonl;
   // A JSONL line is an object too: LoCoMo objects have "conversation".
   std::string head(4096, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
-  return head.find("\"conversation\"") != std::string::npos && head.find('\n') == std::string::npos;
+  return head.find("\"conversation\"") != std::string::npos && head.find('\n') == std::string::npos
+             ? IngestFormat::kLocomo
+             : IngestFormat::kJsonl;
+}
+
+// One user's turns from an ingest file, each with where it is for messages ("f.jsonl:12",
+// "f.json: conv-26: conversation.session_1[3] (id D1:4)").
+struct IngestUser {
+  std::string name;
+  std::string source;  // where the name comes from ("f.json: sample [2]"), "" for --user
+  std::vector<Turn> turns;
+  std::vector<std::string> where;
+};
+
+// The whole file is checked before the first batch commits, so a bad turn anywhere stores
+// nothing (a re-run after the fix then duplicates nothing): the engine's own checks on every
+// turn, and a turn id given twice (the store would keep only the first).
+Status ValidateIngest(const std::string& tenant, const std::vector<IngestUser>& users, const Options& o) {
+  for (const IngestUser& u : users) {
+    Status key = ValidateKey({tenant, u.name});
+    if (!key.ok()) return u.source.empty() ? key : key.WithContext(u.source);
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < u.turns.size(); ++i) {
+      const Turn& t = u.turns[i];
+      RETURN_IF_ERROR(ValidateTurn(t, o, u.where[i]));
+      if (t.id.empty()) continue;
+      auto [it, fresh] = seen.emplace(t.id, i);
+      if (!fresh)
+        return Status::InvalidArgument(
+            fmt::format("{}: turn id {} is given twice (first at {})", u.where[i], t.id, u.where[it->second]));
+    }
+  }
+  return Status::Ok();
+}
+
+// A turn id already stored with other content fails its batch in the store; finding it first
+// keeps the earlier batches of the file from being stored alone.
+Status CheckAgainstStored(Memory& mem, const std::string& tenant, const IngestUser& u) {
+  if (std::all_of(u.turns.begin(), u.turns.end(), [](const Turn& t) { return t.id.empty(); })) return Status::Ok();
+  auto stored = mem.Turns({tenant, u.name});
+  if (!stored.ok()) return stored.status().code() == StatusCode::kNotFound ? Status::Ok() : stored.status();
+  std::map<std::string, const Turn*> by_id;
+  for (const StoredTurn& s : *stored) by_id.emplace(s.turn.id, &s.turn);
+  for (size_t i = 0; i < u.turns.size(); ++i) {
+    const Turn& t = u.turns[i];
+    auto it = t.id.empty() ? by_id.end() : by_id.find(t.id);
+    if (it == by_id.end()) continue;
+    if (it->second->speaker != t.speaker || it->second->text != t.text || it->second->time_ms != t.time_ms)
+      return Status::AlreadyExists(fmt::format("{}: turn id {} is already stored for user {} with different content",
+                                               u.where[i], t.id, u.name));
+  }
+  return Status::Ok();
+}
+
+// The users and turns of an ingest file, every turn checked; nothing is stored yet.
+StatusOr<std::vector<IngestUser>> ReadIngestFile(const Common& c, const std::string& file, bool explicit_user) {
+  ASSIGN_OR_RETURN(IngestFormat format, DetectIngestFormat(file));
+  std::vector<IngestUser> users;
+  if (format == IngestFormat::kLocomo) {
+    ASSIGN_OR_RETURN(Dataset ds, LoadLocomo(file));
+    if (explicit_user && ds.samples.size() != 1)
+      return Status::InvalidArgument(fmt::format(
+          "{} holds {} samples; --user is only for a single-sample file (each sample becomes the user named by its sample_id)",
+          file, ds.samples.size()));
+    std::map<std::string, size_t> sample_ids;
+    for (size_t i = 0; i < ds.samples.size(); ++i) {
+      Sample& s = ds.samples[i];
+      // Two samples with one id would be one user holding both conversations.
+      auto [it, fresh] = sample_ids.emplace(s.sample_id, i);
+      if (!fresh)
+        return Status::InvalidArgument(
+            fmt::format("{}: sample_id {} is used by samples [{}] and [{}]", file, s.sample_id, it->second, i));
+      IngestUser u{explicit_user ? c.user : s.sample_id,
+                   explicit_user ? "" : fmt::format("{}: sample [{}] (sample_id as the user)", file, i),
+                   std::move(s.turns), {}};
+      size_t index = 0;  // the turn's index in its session list
+      for (size_t j = 0; j < u.turns.size(); ++j) {
+        index = j > 0 && u.turns[j].session == u.turns[j - 1].session ? index + 1 : 0;
+        u.where.push_back(fmt::format("{}: {}: conversation.{}[{}] (id {})", file, s.sample_id, u.turns[j].session,
+                                      index, u.turns[j].id));
+      }
+      users.push_back(std::move(u));
+    }
+  } else {
+    if (!explicit_user) return Status::InvalidArgument("a JSONL turn file needs --user");
+    std::vector<size_t> lines;
+    ASSIGN_OR_RETURN(std::vector<Turn> turns, LoadTurnsJsonl(file, &lines));
+    IngestUser u{c.user, "", std::move(turns), {}};
+    for (size_t line : lines) u.where.push_back(fmt::format("{}:{}", file, line));
+    users.push_back(std::move(u));
+  }
+  size_t total = 0;
+  for (const IngestUser& u : users) total += u.turns.size();
+  if (total == 0) return Status::InvalidArgument(file + " holds no turns");
+  RETURN_IF_ERROR(ValidateIngest(c.tenant, users, BaseOptions(c, true)));
+  return users;
 }
 
 int CmdIngest(const Common& c, const std::string& file, bool explicit_user) {
-  std::vector<std::pair<std::string, std::vector<Turn>>> users;
-  if (LooksLikeLocomo(file)) {
-    auto ds = LoadLocomo(file);
-    if (!ds.ok()) return Fail(ds.status());
-    if (explicit_user && ds->samples.size() != 1)
-      return Fail(Status::InvalidArgument(fmt::format(
-          "{} holds {} samples; --user is only for a single-sample file (each sample becomes the user named by its sample_id)",
-          file, ds->samples.size())));
-    for (auto& s : ds->samples) users.emplace_back(explicit_user ? c.user : s.sample_id, std::move(s.turns));
-  } else {
-    if (!explicit_user) return Fail(Status::InvalidArgument("a JSONL turn file needs --user"));
-    auto turns = LoadTurnsJsonl(file);
-    if (!turns.ok()) return Fail(turns.status());
-    users.emplace_back(c.user, std::move(*turns));
-  }
+  auto users = ReadIngestFile(c, file, explicit_user);
+  if (!users.ok()) return Fail(users.status());
   auto mem = OpenMemory(c, true);
   if (!mem.ok()) return Fail(mem.status());
+  for (const IngestUser& u : *users)
+    if (Status st = CheckAgainstStored(**mem, c.tenant, u); !st.ok()) return Fail(st);
   size_t total = 0, done = 0;
-  for (auto& [u, t] : users) total += t.size();
+  for (const IngestUser& u : *users) total += u.turns.size();
   Progress progress(total);
-  for (auto& [u, turns] : users) {
+  for (const IngestUser& u : *users) {
+    const std::vector<Turn>& turns = u.turns;
     // Batches follow sessions (at most 500 turns): each is one transaction.
     size_t i = 0;
     while (i < turns.size()) {
       size_t j = i;
       while (j < turns.size() && j - i < 500 && turns[j].session == turns[i].session) ++j;
       std::vector<Turn> batch(turns.begin() + static_cast<long>(i), turns.begin() + static_cast<long>(j));
-      Status st = (*mem)->IngestBatch({c.tenant, u}, batch);
+      Status st = (*mem)->IngestBatch({c.tenant, u.name}, batch);
       if (!st.ok()) {
         std::cerr << "\n";
-        return Fail(st.WithContext(fmt::format("{} (turns {}..{} of user {}; earlier batches are stored)", file, i + 1, j, u)));
+        return Fail(st.WithContext(fmt::format("{} to {} (user {}; earlier batches are stored)", u.where[i],
+                                               u.where[j - 1], u.name)));
       }
       done += j - i;
       progress.Update(done);
       i = j;
     }
   }
-  std::cout << fmt::format("ingested {} turns for {} user(s) into {} (tenant {})\n", total, users.size(), c.data, c.tenant);
+  std::cout << fmt::format("ingested {} turns for {} user(s) into {} (tenant {})\n", total, users->size(), c.data, c.tenant);
   if (!c.fact_verifier.base_url.empty()) {
     const FactVerifierStats fv = (*mem)->GetFactVerifierStats();
     std::cout << fmt::format("fact verifier {}: {} requests, {} failed\n", c.fact_verifier.base_url, fv.requests, fv.failures);

@@ -59,7 +59,11 @@ StatusOr<Sample> ParseSample(const json& s, size_t index, const std::string& ori
   if (conv_it == s.end() || !conv_it->is_object())
     return Status::InvalidArgument(where + ": missing \"conversation\" object");
   const json& conv = *conv_it;
-  for (const auto& [num, key] : LocomoSessionKeys(conv)) {
+  std::string not_a_list;
+  const auto sessions = LocomoSessionKeys(conv, &not_a_list);
+  if (!not_a_list.empty())
+    return Status::InvalidArgument(fmt::format("{}: conversation.{}: not a list of turns", where, not_a_list));
+  for (const auto& [num, key] : sessions) {
     int64_t session_ms = 0;
     if (auto dt = conv.find(key + "_date_time"); dt != conv.end() && dt->is_string())
       session_ms = ParseLocomoDateTime(dt->get<std::string>()).value_or(0);
@@ -192,23 +196,50 @@ StatusOr<Dataset> LoadLocomo(const std::string& path) {
 
 namespace {
 
-std::optional<int64_t> ParseIsoTime(const std::string& s) {
-  static const std::regex re(R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?Z?)?$)");
+// ISO-8601 date or date-time, UTC unless it carries an offset ("Z", "+02:00", "-0530", "+02").
+// nullopt when `s` is not in that shape (it may be a LoCoMo date); an error when it is but names
+// no real time, so "2024-13-45" is never stored as some other day.
+StatusOr<std::optional<int64_t>> ParseIsoTime(const std::string& s, const std::string& where) {
+  static const std::regex re(
+      R"(^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$)");
   std::smatch m;
-  if (!std::regex_match(s, m, re)) return std::nullopt;
-  int64_t days = DaysFromCivil(std::stoi(m[1]), static_cast<unsigned>(std::stoi(m[2])),
-                               static_cast<unsigned>(std::stoi(m[3])));
-  int h = m[4].matched ? std::stoi(m[4]) : 0, mi = m[5].matched ? std::stoi(m[5]) : 0;
-  int sec = m[6].matched ? std::stoi(m[6]) : 0;
-  return (((days * 24 + h) * 60 + mi) * 60 + sec) * 1000;
+  if (!std::regex_match(s, m, re)) return std::optional<int64_t>();
+  auto num = [&](int i) { return m[i].matched ? std::stoi(m[i]) : 0; };
+  const int y = num(1), mo = num(2), d = num(3), h = num(4), mi = num(5);
+  int sec = num(6);
+  auto bad = [&](const std::string& what) {
+    return Status::InvalidArgument(fmt::format("{}: {}: {}", where, s, what));
+  };
+  if (mo < 1 || mo > 12) return bad(fmt::format("month {} is not 1..12", mo));
+  if (d < 1 || static_cast<unsigned>(d) > DaysInMonth(y, static_cast<unsigned>(mo)))
+    return bad(fmt::format("day {} does not exist in {:04}-{:02}", d, y, mo));
+  if (h > 23) return bad(fmt::format("hour {} is not 0..23", h));
+  if (mi > 59) return bad(fmt::format("minute {} is not 0..59", mi));
+  if (sec > 60) return bad(fmt::format("second {} is not 0..59", sec));
+  if (sec == 60) sec = 59;  // a leap second reads as the second before it, as in the HTTP API
+  int64_t ms = 0;
+  if (m[7].matched) {
+    const std::string frac = m[7].str().substr(0, 3);
+    ms = std::stoi(frac + std::string(3 - frac.size(), '0'));
+  }
+  int offset_min = 0;
+  if (m[8].matched && m[8].str() != "Z" && m[8].str() != "z") {
+    const std::string off = m[8].str();
+    const int oh = std::stoi(off.substr(1, 2)), om = off.size() > 3 ? std::stoi(off.substr(off.size() - 2)) : 0;
+    if (oh > 23 || om > 59) return bad(fmt::format("UTC offset {} is not -23:59..+23:59", off));
+    offset_min = (off[0] == '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return std::optional<int64_t>((((days * 24 + h) * 60 + mi - offset_min) * 60 + sec) * 1000 + ms);
 }
 
 }  // namespace
 
-StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path) {
+StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path, std::vector<size_t>* line_numbers) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("cannot open {}", path));
   std::vector<Turn> turns;
+  if (line_numbers) line_numbers->clear();
   std::string line;
   size_t lineno = 0;
   while (std::getline(in, line)) {
@@ -232,21 +263,28 @@ StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path) {
     ASSIGN_OR_RETURN(t.session, GetString(obj, "session", where, false));
     if (auto id = obj.find("id"); id != obj.end() && !id->is_null()) {
       if (id->is_string()) t.id = id->get<std::string>();
+      else if (id->is_number_unsigned()) t.id = std::to_string(id->get<uint64_t>());
       else if (id->is_number_integer()) t.id = std::to_string(id->get<int64_t>());
       else return Status::InvalidArgument(where + ".id: not a string or integer");
     }
     if (auto tm = obj.find("time"); tm != obj.end() && !tm->is_null()) {
-      if (tm->is_number_integer()) t.time_ms = tm->get<int64_t>();
-      else if (tm->is_string()) {
-        auto v = ParseIsoTime(tm->get<std::string>());
-        if (!v) v = ParseLocomoDateTime(tm->get<std::string>());
+      if (tm->is_number_unsigned() && tm->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        return Status::InvalidArgument(fmt::format("{}.time: {} is out of range (Unix ms, at most {})", where,
+                                                   tm->get<uint64_t>(), INT64_MAX));
+      } else if (tm->is_number_integer()) {
+        t.time_ms = tm->get<int64_t>();
+      } else if (tm->is_string()) {
+        const std::string& s = tm->get_ref<const std::string&>();
+        ASSIGN_OR_RETURN(std::optional<int64_t> v, ParseIsoTime(s, where + ".time"));
+        if (!v) v = ParseLocomoDateTime(s);
         if (!v) return Status::InvalidArgument(where + ".time: not Unix ms, ISO-8601 or a LoCoMo date");
         t.time_ms = *v;
       } else {
-        return Status::InvalidArgument(where + ".time: not a number or string");
+        return Status::InvalidArgument(where + ".time: not an integer or a string");
       }
     }
     turns.push_back(std::move(t));
+    if (line_numbers) line_numbers->push_back(lineno);
   }
   if (in.bad()) return Status::IOError(fmt::format("cannot read {}", path));
   return turns;

@@ -43,15 +43,22 @@ StatusOr<Dataset> LoadLocomo(const std::string& path);
 StatusOr<Dataset> ParseLocomo(const std::string& json_text, const std::string& origin);
 
 // The "session_<n>" lists of a LoCoMo conversation object as (n, key), sorted by n
-// ("session_10" after "session_9"). Works for nlohmann::json and ordered_json.
+// ("session_10" after "session_9"). Works for nlohmann::json and ordered_json. A session_<n>
+// whose value is not a list is skipped; `not_a_list`, when given, gets the first such key
+// ("" if none) so a loader can refuse the file instead of losing the session.
 template <typename Json>
-std::vector<std::pair<int, std::string>> LocomoSessionKeys(const Json& conv) {
+std::vector<std::pair<int, std::string>> LocomoSessionKeys(const Json& conv, std::string* not_a_list = nullptr) {
   std::vector<std::pair<int, std::string>> keys;
+  if (not_a_list) not_a_list->clear();
   for (auto it = conv.begin(); it != conv.end(); ++it) {
     const std::string& k = it.key();
-    if (k.rfind("session_", 0) != 0 || !it.value().is_array()) continue;
+    if (k.rfind("session_", 0) != 0) continue;
     const std::string num = k.substr(8);
     if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos || num.size() > 6) continue;
+    if (!it.value().is_array()) {
+      if (not_a_list && not_a_list->empty()) *not_a_list = k;
+      continue;
+    }
     keys.emplace_back(std::stoi(num), k);
   }
   std::sort(keys.begin(), keys.end());
@@ -68,7 +75,8 @@ std::string FormatLocomoNoon(int64_t year, unsigned month, unsigned day);
 std::vector<std::string> NormaliseEvidence(const std::string& raw);
 
 // Reads a JSONL file of turns: one object per line with "text" and optional "speaker", "id",
-// "time" (Unix ms or ISO-8601 date/time) and "session". Errors name the line number.
-StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path);
+// "time" (Unix ms, ISO-8601 date/time with an optional UTC offset, or a LoCoMo date) and
+// "session". Errors name the line number; `line_numbers`, when given, gets each turn's line.
+StatusOr<std::vector<Turn>> LoadTurnsJsonl(const std::string& path, std::vector<size_t>* line_numbers = nullptr);
 
 }  // namespace ontomem

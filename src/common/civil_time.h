@@ -15,6 +15,13 @@ inline int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
+// Days in month `m` (1-12) of year `y`.
+inline unsigned DaysInMonth(int64_t y, unsigned m) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return kDays[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
 // The year and month (1-12) of day `z` since 1970-01-01.
 inline void CivilFromDays(int64_t z, int64_t* y, unsigned* m) {
   z += 719468;
