@@ -1,5 +1,7 @@
 // The real `ontomem` binary end to end: exit codes, messages on stderr, nothing lost on error.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -108,12 +110,21 @@ TEST_F(CliTest, LocomoFileMakesOneUserPerSample) {
   EXPECT_NE(r.err.find("single-sample"), std::string::npos) << r.err;
   r = Cli("ingest " + D() + "'" + f + "'");
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ingested 2 turns (2 new, 0 already stored)"), std::string::npos) << r.out;
+  r = Cli("ingest " + D() + "'" + f + "'");  // a re-run with ids changes nothing and says so
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ingested 2 turns (0 new, 2 already stored)"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
   r = Cli("search " + D() + "--user conv-b --json 'travel trip'");
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["hits"].size(), 1u);
   EXPECT_EQ(j["hits"][0]["id"], "D1:1");
   EXPECT_EQ(j["hits"][0]["speaker"], "C");
+  // Without ids a re-run stores the turns again: the command warns.
+  std::string noid = Write("noid.jsonl", "{\"speaker\":\"C\",\"text\":\"Packing for Paris\"}\n");
+  ASSERT_EQ(Cli("ingest " + D() + "--user conv-b '" + noid + "'").code, 0);
+  EXPECT_NE(Cli("ingest " + D() + "--user conv-b '" + noid + "'").err.find("stored again"), std::string::npos);
 }
 
 TEST_F(CliTest, BadInputFailsClearlyAndLosesNothing) {
@@ -243,6 +254,36 @@ TEST_F(CliTest, IngestOfWhatIsNoFileOfTurns) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("none.json holds no turns"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(data_));  // refused before the store is created
+}
+
+// An export that could not be written, or that lacks the graph it should hold, must not exit 0:
+// `export > backup.json && forget` would lose the user.
+TEST_F(CliTest, AnIncompleteExportFails) {
+  std::string f = Write("t.jsonl", "{\"id\":\"a1\",\"speaker\":\"Ana\",\"text\":\"I am allergic to peanuts\"}\n");
+  ASSERT_EQ(Cli("ingest " + D() + "--user ana '" + f + "'").code, 0);
+  CliRun r = Cli("export " + D() + "--user ana >/dev/full");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("could not write the output"), std::string::npos) << r.err;
+  r = Cli("graph " + D() + "--user ana --json >/dev/full");
+  EXPECT_EQ(r.code, 1) << r.err;
+  // A stored assertion the engine cannot read: the graph is an error, so is the export.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((data_ + "/ontomem.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE assertions SET modality='bogus'", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_GT(sqlite3_changes(db), 0);
+  sqlite3_close(db);
+  r = Cli("export " + D() + "--user ana");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("graph"), std::string::npos) << r.err;
+}
+
+// A FIFO where the database should be would block the first read forever.
+TEST_F(CliTest, ADatabaseThatIsNoFileIsRefused) {
+  std::filesystem::create_directories(data_);
+  ASSERT_EQ(mkfifo((data_ + "/ontomem.db").c_str(), 0600), 0);
+  CliRun r = Cli("users " + D());
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, RefusesDataDirectoryThatIsNotOurs) {

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "embed/lexicon.h"
 #include "test_util.h"
 
 namespace ontomem::learn {
@@ -84,6 +86,25 @@ TEST(Mlp, CorruptCheckpointIsRejected) {
   magic[0] = 'X';
   EXPECT_NE(Mlp::Deserialize(magic, "x").status().message().find("magic"), std::string::npos);
   EXPECT_EQ(Mlp::Load("/nonexistent/mlp.bin").status().code(), StatusCode::kFailedPrecondition);
+}
+
+// A checkpoint whose checksum matches but whose layer sizes do not fit its bytes (a damaged or
+// hostile file) is an error, not a terabyte allocation.
+TEST(Mlp, ALayerShapeTheBytesCannotHoldIsRejected) {
+  std::string bytes = Mlp({4, 8, 2}, OutputActivation::kSoftmax, 1).Serialize();
+  constexpr size_t kHeader = 64;
+  const uint32_t huge = 1u << 20;
+  std::memcpy(&bytes[kHeader], &huge, 4);  // the first layer size
+  std::memcpy(&bytes[kHeader + 4], &huge, 4);
+  const uint64_t checksum = lexicon_format::XXH64(bytes.data() + kHeader, bytes.size() - kHeader, 0);
+  std::memcpy(&bytes[32], &checksum, 8);  // Header::checksum
+  auto r = Mlp::Deserialize(bytes, "combiner.bin");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(r.status().message().find("weight bytes"), std::string::npos) << r.status().ToString();
+  const std::string dir = testing::MakeTempDir("ontomem-mlp-dir");
+  EXPECT_NE(Mlp::Load(dir).status().message().find("is a directory"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Mlp, SetLayerStartsALinearMapAtTheIdentity) {

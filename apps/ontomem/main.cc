@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -267,29 +268,40 @@ int CmdIngest(const Common& c, const std::string& file, bool explicit_user) {
   if (!mem.ok()) return Fail(mem.status());
   for (const IngestUser& u : *users)
     if (Status st = CheckAgainstStored(**mem, c.tenant, u); !st.ok()) return Fail(st);
-  size_t total = 0, done = 0;
+  size_t total = 0, done = 0, stored = 0, duplicates = 0;
   for (const IngestUser& u : *users) total += u.turns.size();
   Progress progress(total);
   for (const IngestUser& u : *users) {
     const std::vector<Turn>& turns = u.turns;
+    // Only ids make a re-run safe: a turn without one is stored again.
+    if (std::any_of(turns.begin(), turns.end(), [](const Turn& t) { return t.id.empty(); }))
+      if (auto before = (*mem)->Turns({c.tenant, u.name}); before.ok() && !before->empty())
+        std::cerr << fmt::format(
+            "ontomem: warning: user {} already has {} turns and turns of {} have no id: those are stored again "
+            "(give turns ids to make a re-run a no-op)\n",
+            u.name, before->size(), file);
     // Batches follow sessions (at most 500 turns): each is one transaction.
     size_t i = 0;
     while (i < turns.size()) {
       size_t j = i;
       while (j < turns.size() && j - i < 500 && turns[j].session == turns[i].session) ++j;
       std::vector<Turn> batch(turns.begin() + static_cast<long>(i), turns.begin() + static_cast<long>(j));
-      Status st = (*mem)->IngestBatch({c.tenant, u.name}, batch);
+      std::vector<IngestedTurn> result;
+      Status st = (*mem)->IngestBatch({c.tenant, u.name}, batch, &result);
       if (!st.ok()) {
         std::cerr << "\n";
-        return Fail(st.WithContext(fmt::format("{} to {} (user {}; earlier batches are stored)", u.where[i],
-                                               u.where[j - 1], u.name)));
+        return Fail(st.WithContext(fmt::format("{} to {} (user {}; {})", u.where[i], u.where[j - 1], u.name,
+                                               done == 0 ? "nothing of this file was stored"
+                                                         : fmt::format("the {} turns before are stored", done))));
       }
+      for (const IngestedTurn& t : result) ++(t.duplicate ? duplicates : stored);
       done += j - i;
       progress.Update(done);
       i = j;
     }
   }
-  std::cout << fmt::format("ingested {} turns for {} user(s) into {} (tenant {})\n", total, users->size(), c.data, c.tenant);
+  std::cout << fmt::format("ingested {} turns ({} new, {} already stored) for {} user(s) into {} (tenant {})\n", total,
+                           stored, duplicates, users->size(), c.data, c.tenant);
   if (!c.fact_verifier.base_url.empty()) {
     const FactVerifierStats fv = (*mem)->GetFactVerifierStats();
     std::cout << fmt::format("fact verifier {}: {} requests, {} failed\n", c.fact_verifier.base_url, fv.requests, fv.failures);
@@ -385,9 +397,7 @@ int CmdDemo(Common c) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   CLI::App app{"ontomem: long-term memory for conversational agents"};
   app.require_subcommand(1);
   Common c;
@@ -975,4 +985,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rc = Run(argc, argv);
+  // Output lost to a full disk or a closed pipe must not look like success (`export > backup`
+  // before `forget`).
+  std::cout.flush();
+  if (rc == 0 && (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
+    std::cerr << "ontomem: error: could not write the output (standard output failed)\n";
+    return 1;
+  }
+  return rc;
 }

@@ -574,7 +574,10 @@ StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
     arr.push_back({{"seq", t.seq}, {"id", t.turn.id}, {"speaker", t.turn.speaker},
                    {"text", t.turn.text}, {"time_ms", t.turn.time_ms}, {"session", t.turn.session}});
   }
+  // A backup without its graph must not look complete: only a user without one goes without.
   auto graph = GraphJson(key);
+  if (!graph.ok() && graph.status().code() != StatusCode::kNotFound)
+    return graph.status().WithContext("export " + Describe(key) + ": the graph");
   if (graph.ok()) doc["graph"] = nlohmann::json::parse(*graph);
   auto feedback = store_->LoadFeedback(key);
   if (!feedback.ok() && feedback.status().code() != StatusCode::kNotFound) return feedback.status();

@@ -131,7 +131,11 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
         "Options::extract_facts = false)");
   fp.ontology = *onto;
   std::shared_ptr<const WordNet> wordnet;
-  if (auto wn = WordNet::Open(); wn.ok()) wordnet = *wn;  // optional: lifting works without it
+  // Optional: lifting works without it. One named by $ONTOMEM_WORDNET is not: without it
+  // extraction silently reads differently.
+  if (auto wn = WordNet::Open(); wn.ok()) wordnet = *wn;
+  else if (const char* env = std::getenv("ONTOMEM_WORDNET"); env && *env)
+    return wn.status().WithContext("ONTOMEM_WORDNET");
   // The knowledge side (lifter, domain classifier, rare names) learned on GloVe-SIF: with another
   // dense embedder it reads the lexicon itself when there is one.
   auto sif = std::dynamic_pointer_cast<SifEmbedder>(embedder);
@@ -162,13 +166,17 @@ StatusOr<FactPipeline> OpenFactPipeline(const Options& options, std::shared_ptr<
   std::shared_ptr<const DomainClassifier> classifier;
   if (sif) {
     const char* env = std::getenv("ONTOMEM_DOMAIN_MODEL");
-    const std::string path = env && *env ? env : DefaultDomainModelPath(options.models_dir);
+    const bool from_env = env && *env;
+    const std::string path = from_env ? env : DefaultDomainModelPath(options.models_dir);
     std::error_code ec;
-    if (path != "none" && std::filesystem::exists(path, ec)) {
+    if (path != "none" && (from_env || std::filesystem::exists(path, ec))) {
       auto c = DomainClassifier::Load(path, std::make_shared<DomainFeaturizer>(fp.lifter, sif));
-      // A model of another ontology or lexicon size cannot speak for this one: keep the lifter.
+      // The default model of another ontology or lexicon size cannot speak for this one: keep
+      // the lifter. One named on purpose must load.
       if (c.ok()) classifier = *c;
-      else if (c.status().code() != StatusCode::kInvalidArgument) return c.status();
+      else if (from_env || c.status().code() != StatusCode::kInvalidArgument)
+        return c.status().WithContext("query domain model" + std::string(from_env ? " named by ONTOMEM_DOMAIN_MODEL" : "") +
+                                      " (rebuild it with `ontomem train domain`, or set ONTOMEM_DOMAIN_MODEL=none)");
     }
   }
   if (classifier) {

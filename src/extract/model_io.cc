@@ -53,6 +53,9 @@ Status WriteModelFile(const std::string& path, const char kind[4], const std::st
 }
 
 StatusOr<std::string> ReadModelFile(const std::string& path, const char kind[4]) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::FailedPrecondition(fmt::format("extractor model {} is a directory, not a file; {}", path, kExtractorFixHint));
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::FailedPrecondition(fmt::format("extractor model {} is missing; {}", path, kExtractorFixHint));
   std::stringstream ss;

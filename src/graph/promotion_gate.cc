@@ -92,8 +92,12 @@ StatusOr<bool> LoadDefaultPromotionGate(const std::string& models_dir, GraphPoli
   if (path == "none") return false;
   std::error_code ec;
   if (!from_env && !std::filesystem::exists(path, ec)) return false;
-  ASSIGN_OR_RETURN(PromotionGate gate, LoadPromotionGate(path));
-  ApplyPromotionGate(gate, policy);
+  auto gate = LoadPromotionGate(path);
+  if (!gate.ok())
+    return gate.status().WithContext(
+        fmt::format("promotion gate{} (rebuild it with `ontomem train promotion`, or set ONTOMEM_PROMOTION_GATE=none)",
+                    from_env ? " named by ONTOMEM_PROMOTION_GATE" : ""));
+  ApplyPromotionGate(*gate, policy);
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -329,16 +330,22 @@ StatusOr<Mlp> Mlp::Deserialize(std::string_view bytes, const std::string& origin
     if (!get(&v, 4) || v == 0 || v > (1u << 20)) return Status::Corruption(origin + ": bad MLP layer size");
     m.sizes_.push_back(static_cast<int>(v));
   }
+  // The shape must account for the bytes before anything is allocated: a damaged size would
+  // otherwise ask for terabytes.
+  uint64_t weights = 0;
+  for (size_t l = 0; l + 1 < m.sizes_.size(); ++l)
+    weights += (static_cast<uint64_t>(m.sizes_[l]) + 1) * static_cast<uint64_t>(m.sizes_[l + 1]);
+  if (weights * sizeof(float) != payload.size() - pos)
+    return Status::Corruption(fmt::format("{}: MLP shape needs {} weight bytes, the file has {}", origin,
+                                          weights * sizeof(float), payload.size() - pos));
   for (size_t l = 0; l + 1 < m.sizes_.size(); ++l) {
     Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> W(m.sizes_[l + 1], m.sizes_[l]);
     Eigen::VectorXf b(m.sizes_[l + 1]);
-    if (!get(W.data(), sizeof(float) * static_cast<size_t>(W.size())) ||
-        !get(b.data(), sizeof(float) * static_cast<size_t>(b.size())))
-      return Status::Corruption(origin + ": truncated MLP weights");
+    get(W.data(), sizeof(float) * static_cast<size_t>(W.size()));  // sizes checked above
+    get(b.data(), sizeof(float) * static_cast<size_t>(b.size()));
     m.W_.push_back(W);
     m.b_.push_back(std::move(b));
   }
-  if (pos != payload.size()) return Status::Corruption(origin + ": trailing bytes in MLP checkpoint");
   return m;
 }
 
@@ -353,6 +360,9 @@ Status Mlp::Save(const std::string& path) const {
 }
 
 StatusOr<Mlp> Mlp::Load(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::FailedPrecondition("MLP checkpoint " + path + " is a directory, not a file");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::FailedPrecondition("cannot open MLP checkpoint " + path);
   std::stringstream ss;

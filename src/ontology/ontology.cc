@@ -199,6 +199,9 @@ class OntologyLoader {
   }
 
   Status ReadJson(const std::string& path, bool is_base, json* out) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return Status::InvalidArgument("ontology file " + path + " is a directory, not a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       std::string msg = "ontology file " + path + " not found or unreadable";

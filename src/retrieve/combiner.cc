@@ -53,7 +53,7 @@ StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombinerFrom(const char* env, co
   bool from_env = false;
   const std::string path = ModelPath(env, default_path, &from_env);
   if (path.empty()) return std::shared_ptr<const learn::Mlp>();
-  return LoadCombiner(path);
+  return LoadCombiner(path, env);
 }
 
 }  // namespace
@@ -66,10 +66,11 @@ Status SaveRetrievalModel(const learn::Mlp& m, const std::string& path) {
 
 std::string DefaultCombinerPath(const std::string& models_dir) { return RetrievalModelPath(models_dir, "combiner.bin"); }
 
-StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path) {
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path, std::string_view env) {
   auto m = learn::Mlp::Load(path);
   if (!m.ok())
-    return m.status().WithContext("combiner (rebuild it with `ontomem train combiner`, or set ONTOMEM_COMBINER=none)");
+    return m.status().WithContext(
+        fmt::format("combiner (rebuild it with `ontomem train combiner`, or set {}=none)", env));
   if (m->inputs() != static_cast<int>(kCombinerFeatures) || m->outputs() != 1 ||
       m->output_activation() != learn::OutputActivation::kSigmoid)
     return Status::InvalidArgument(fmt::format(

@@ -11,6 +11,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "learn/mlp.h"
@@ -43,8 +44,10 @@ Status SaveRetrievalModel(const learn::Mlp& m, const std::string& path);
 std::string DefaultCombinerPath(const std::string& models_dir);
 
 // Loads and checks a combiner (inputs = kCombinerFeatures, one sigmoid output). A damaged file
-// or one trained for another feature layout is an error naming the fix.
-StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path);
+// or one trained for another feature layout is an error naming the fix (`env` is the variable
+// that turns this combiner off).
+StatusOr<std::shared_ptr<const learn::Mlp>> LoadCombiner(const std::string& path,
+                                                         std::string_view env = "ONTOMEM_COMBINER");
 
 // The combiner the engine uses: $ONTOMEM_COMBINER or the default path; "none" or a missing
 // default file gives null (the hand-set unified score is used).

@@ -350,6 +350,11 @@ int64_t NowMs() {
 
 // Rejects files that are not SQLite before SQLite sees them. An empty file is a new database.
 Status CheckFileHeader(const std::string& path) {
+  // A FIFO would block the read below forever; a directory reads as an empty file.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && st.type() != std::filesystem::file_type::regular)
+    return Status::FailedPrecondition(fmt::format("{} is not a regular file (an ontomem database is one)", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError(fmt::format("cannot read {}", path));
   char header[16] = {};
