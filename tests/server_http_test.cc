@@ -391,6 +391,9 @@ TEST_F(ServerTest, UnreadableBodiesAreNamed) {
   EXPECT_EQ(form->status, 415);
   EXPECT_EQ(Err(form)["code"], "unsupported_media_type");
   EXPECT_NE(Err(form)["message"].get<std::string>().find("multipart/form-data"), std::string::npos);
+  form = client_->Post("/v1/nothing", Auth(kAcme), httplib::MultipartFormDataItems{{"query", "films", "", ""}});
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 404);  // not a 500 either
 
   std::string a = Raw(head + "Content-Type: application/json\r\nContent-Encoding: br\r\nContent-Length: 4\r\n\r\nabcd");
   EXPECT_NE(a.find("HTTP/1.1 415"), std::string::npos) << a;

@@ -113,18 +113,18 @@ Reply HttpServer::Impl::Dispatch(const httplib::Request& req, const httplib::Con
       if (value.empty() || ec != std::errc() || end != value.data() + value.size())
         return refuse(400, "invalid_argument", fmt::format("Content-Length: \"{}\" is not a byte count", value));
     }
-    // httplib reads a form upload only through its multipart reader (the plain one would throw).
-    if (req.is_multipart_form_data()) {
-      size_t drained = 0;
-      (*reader)([](const httplib::MultipartFormData&) { return true; },
-                [&](const char*, size_t len) { return (drained += len) <= kDrainBytes; });
-      return refuse(415, "unsupported_media_type", "body: a form upload (multipart/form-data); send JSON");
-    }
+  }
+  // httplib reads a form upload only through its multipart reader (the plain one would throw).
+  const bool form = reader && req.is_multipart_form_data();
+  if (form) {
+    size_t drained = 0;
+    (*reader)([](const httplib::MultipartFormData&) { return true; },
+              [&](const char*, size_t len) { return (drained += len) <= kDrainBytes; });
   }
   std::string body;
   bool too_large = false, read_ok = true;
   size_t received = 0;
-  if (reader) {
+  if (reader && !form) {
     size_t drained = 0;
     read_ok = (*reader)([&](const char* data, size_t len) {
       received += len;
@@ -146,6 +146,11 @@ Reply HttpServer::Impl::Dispatch(const httplib::Request& req, const httplib::Con
       return r;
     }
     return ErrorReply(404, "not_found", "no such route (see /v1/openapi.json)");
+  }
+  if (form) {
+    Reply r = ErrorReply(415, "unsupported_media_type", "body: a form upload (multipart/form-data); send JSON");
+    r.headers.emplace_back("Connection", "close");
+    return r;
   }
   // httplib gives up by itself on a body over the server-wide limit (set_payload_max_length).
   if (!read_ok && (declared > limit || received >= limit)) too_large = true;
