@@ -89,7 +89,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   }
   g_memory = new MemoryImpl(o, NewInMemoryStore(), *embedder);
   g_memory->set_fact_pipeline(pipeline->extractor, pipeline->policy, pipeline->graph_context);
-  g_memory->set_known_relations(pipeline->relations);
+  g_memory->set_ontology(pipeline->ontology);
   return 0;
 }
 
