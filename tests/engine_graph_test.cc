@@ -116,6 +116,67 @@ TEST_F(EngineGraphTest, IngestBuildsTheGraphAndReopenRebuildsIt) {
   EXPECT_EQ(edges->size(), after["edges"].size());
 }
 
+// An id-less turn gets its id from the store while the turns and edges are written: its edges
+// name that id in the live graph (searches use it), in the stored snapshot and after reopening.
+TEST_F(EngineGraphTest, EdgesOfIdLessTurnsNameTheirAssignedIds) {
+  nlohmann::json live;
+  {
+    auto mem = Open();
+    mem->set_fact_pipeline(PatternExtractor(), RomancePolicy(), MoviesContext());
+    std::vector<Turn> turns = {T("", "I love titanic", 1000, "s1"), T("D1:2", "nothing to see", 1500, "s1"),
+                               T("", "I love the notebook", 2000, "s2")};
+    for (int i = 0; i < 30; ++i)
+      turns.push_back(T("", "weekend plans include watching paint dry number " + std::to_string(i), 3000 + i, "s2"));
+    ASSERT_TRUE(mem->IngestBatch(ana_, turns).ok());
+    live = Graph(mem.get(), ana_);
+    const auto* e = EdgeOf(live, "LIKES", "entity:titanic");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ((*e)["source_turns"], nlohmann::json::array({"T1"}));
+    EXPECT_EQ((*e)["assertions"], nlohmann::json::array({"T1#LIKES@7"}));
+    const auto* promoted = EdgeOf(live, "PREFERS_GENRE", "concept:genre/romance");
+    ASSERT_NE(promoted, nullptr);
+    EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"T1", "T3"}));
+    EXPECT_EQ((*promoted)["assertions"], nlohmann::json::array({"T1#LIKES@7", "T3#LIKES@7"}));
+    for (const auto& edge : live["edges"]) EXPECT_FALSE(edge["source_turns"].empty()) << edge.dump();
+
+    SearchOptions so;
+    so.k = 5;
+    so.asker = "Ana";
+    so.method = Method::kFull;
+    auto full = mem->Search(ana_, "what should I watch this weekend?", so);
+    ASSERT_TRUE(full.ok()) << full.status().ToString();
+    EXPECT_EQ(full->route, "graph-first");
+    ASSERT_FALSE(full->hits.empty());
+    EXPECT_EQ(full->hits[0].turn.turn.id.substr(0, 1), "T");
+    EXPECT_GT(full->hits[0].graph_score, 0);
+    EXPECT_EQ(full->hits[0].path.rfind("person:ana -", 0), 0u) << full->hits[0].path;
+  }
+  // The stored snapshot agrees with the live graph.
+  {
+    auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+    ASSERT_TRUE(store.ok());
+    auto edges = (*store)->LoadEdges(ana_);
+    ASSERT_TRUE(edges.ok());
+    ASSERT_EQ(edges->size(), live["edges"].size());
+    for (const GraphEdge& s : *edges) {
+      SCOPED_TRACE(s.key);
+      const nlohmann::json* match = nullptr;
+      for (const auto& e : live["edges"])
+        if (e["source"] == s.source && e["relation"] == s.relation && e["target"] == s.target &&
+            e["valid_from"] == s.valid_from)
+          match = &e;
+      ASSERT_NE(match, nullptr);
+      EXPECT_EQ((*match)["source_turns"], s.source_turns.get());
+      EXPECT_EQ((*match)["assertions"], s.assertion_keys.get());
+    }
+  }
+  auto mem = Open();
+  nlohmann::json reopened = Graph(mem.get(), ana_);
+  live.erase("promotion");
+  reopened.erase("promotion");
+  EXPECT_EQ(reopened, live);
+}
+
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {
   auto mem = Open();
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());

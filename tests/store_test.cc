@@ -178,6 +178,45 @@ TEST_P(StoreTest, GraphDeltaIsStoredWithItsTurnsAndDeletedWithTheUser) {
   EXPECT_EQ(store_->LoadAssertions(bob)->size(), 1u);  // others untouched
 }
 
+// The engine names id-less turns in its edges by record until the store has assigned their ids.
+TEST_P(StoreTest, EdgesOfIdLessTurnsNameTheAssignedIds) {
+  std::vector<TurnRecord> recs = {Rec("", "Ana", "I love jazz"), Rec("D1:2", "Ana", "hm"),
+                                  Rec("", "Ana", "I love jazz, really")};
+  GraphDelta delta;
+  Assertion a;
+  a.head = "Ana", a.relation = "LIKES", a.tail = "jazz", a.tail_begin = 7, a.confidence = 0.9f;
+  a.source_turn = PendingTurnId(0);
+  delta.assertions.push_back({0, a});
+  a.source_turn = PendingTurnId(2);
+  delta.assertions.push_back({2, a});
+  GraphEdge e;
+  e.key = "person:ana|LIKES|entity:jazz|0", e.source = "person:ana", e.relation = "LIKES";
+  e.target = "entity:jazz", e.weight = 0.99f, e.source_turns = {PendingTurnId(0), "D1:2", PendingTurnId(2)};
+  e.assertion_keys = {PendingTurnId(0) + "#LIKES@7", PendingTurnId(2) + "#LIKES@7"};
+  delta.edges.push_back(e);
+  ASSERT_TRUE(store_->AppendTurns(alice_, &recs, &delta).ok());
+  EXPECT_EQ(recs[2].stored.turn.id, "T3");
+  auto es = store_->LoadEdges(alice_);
+  ASSERT_TRUE(es.ok()) << es.status().ToString();
+  ASSERT_EQ(es->size(), 1u);
+  EXPECT_EQ((*es)[0].source_turns.get(), (std::vector<std::string>{"T1", "D1:2", "T3"}));
+  EXPECT_EQ((*es)[0].assertion_keys.get(), (std::vector<std::string>{"T1#LIKES@7", "T3#LIKES@7"}));
+  auto as = store_->LoadAssertions(alice_);
+  ASSERT_TRUE(as.ok()) << as.status().ToString();
+  ASSERT_EQ(as->size(), 2u);
+  EXPECT_EQ((*as)[0].source_turn, "T1");
+  EXPECT_EQ((*as)[1].source_turn, "T3");
+
+  // A pending id naming no record of the call is refused with the whole call.
+  std::vector<TurnRecord> more = {Rec("", "Ana", "again")};
+  delta.assertions.clear();
+  delta.edges[0].source_turns = {PendingTurnId(1)};
+  Status st = store_->AppendTurns(alice_, &more, &delta);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_EQ(LoadOrDie(store_.get(), alice_).size(), 3u);
+  EXPECT_EQ(store_->LoadEdges(alice_)->at(0).source_turns.size(), 3u);
+}
+
 TEST_P(StoreTest, RoundTripWithVectorsAndUnicode) {
   std::vector<TurnRecord> recs = {
       Rec("D1:1", "Zoë", "Ich möchte nach Zürich fahren 🚆", 1700000000123, {0.5f, -1.25f, 3e-8f},

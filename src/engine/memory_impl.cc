@@ -295,14 +295,22 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     for (size_t i = 0; i < turns.size(); ++i) {
       const std::string& id = records[i].stored.turn.id;
       if (!id.empty() && (mem.OrdinalOf(id) >= 0 || !seen_ids.insert(id).second)) continue;
-      for (const Assertion& a : facts[i]) {
+      for (Assertion a : facts[i]) {
+        // The store assigns an id-less turn its id only while writing; until then its edges
+        // name the record, and the store and (below) the engine put the id in.
+        if (id.empty()) a.source_turn = PendingTurnId(i);
         next.Apply(a, turns[i].session, turns[i].text, policy_, &dirty);
-        delta.assertions.push_back({i, a});
+        delta.assertions.push_back({i, std::move(a)});
       }
     }
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
-    return store_->AppendTurns(key, &records, &delta);
+    RETURN_IF_ERROR(store_->AppendTurns(key, &records, &delta));
+    std::vector<std::string> ids;
+    for (const TurnRecord& r : records) ids.push_back(r.stored.turn.id);
+    for (const std::string& k : dirty)
+      if (GraphEdge* e = next.MutableFind(k)) (void)ResolvePendingTurnIds(e, ids);  // the store resolved these
+    return Status::Ok();
   };
   auto apply = [&](std::unique_ptr<UserMemory>& mem) -> Status {
     for (const TurnRecord& r : records) {

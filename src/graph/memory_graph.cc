@@ -77,6 +77,11 @@ const GraphEdge* MemoryGraph::Find(const std::string& key) const {
   return it == by_key_.end() ? nullptr : &edges_[it->second];
 }
 
+GraphEdge* MemoryGraph::MutableFind(const std::string& key) {
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? nullptr : &edges_[it->second];
+}
+
 GraphEdge* MemoryGraph::Current(const std::string& s, const std::string& r, const std::string& t) {
   auto it = current_.find(TripleKey(s, r, t));
   return it == current_.end() ? nullptr : &edges_[it->second];

@@ -128,6 +128,9 @@ class MemoryGraph {
   const std::vector<GraphEdge>& edges() const { return edges_; }
   const std::map<std::string, GraphNode>& nodes() const { return nodes_; }
   const GraphEdge* Find(const std::string& key) const;
+  // Only the edge's provenance (source_turns, assertion_keys) may be changed through this: the
+  // other fields index the graph.
+  GraphEdge* MutableFind(const std::string& key);
   // Current edges leaving `source`, optionally only with `relation`.
   std::vector<const GraphEdge*> Outgoing(const std::string& source, const std::string& relation = "") const;
   const PromotionStats& stats() const { return stats_; }

@@ -69,11 +69,18 @@ class MemoryStore final : public Store {
       ++next_seq;
     }
 
+    std::vector<GraphEdge> edges;
     if (delta != nullptr) {
       for (const auto& item : delta->assertions)
         if (item.record_index != GraphDelta::kNoTurn && item.record_index >= records->size())
           return Status::InvalidArgument(fmt::format("{}: assertion names record {} of {}", ctx,
                                                      item.record_index, records->size()));
+      std::vector<std::string> ids;
+      for (const Assigned& a : result) ids.push_back(a.id);
+      edges = delta->edges;
+      for (GraphEdge& e : edges)
+        if (!ResolvePendingTurnIds(&e, ids))
+          return Status::InvalidArgument(fmt::format("{}: edge {} names a pending turn of no record", ctx, e.key));
     }
     if (user == nullptr) user = &tenants_[key.tenant][key.user];
     for (TurnRecord& r : staged) {
@@ -94,10 +101,10 @@ class MemoryStore final : public Store {
         a.id = static_cast<int64_t>(user->assertions.size()) + 1;
         user->assertions.push_back(std::move(a));
       }
-      for (const GraphEdge& e : delta->edges) {
+      for (GraphEdge& e : edges) {
         auto [it, inserted] = user->edge_index.try_emplace(e.key, user->edges.size());
-        if (inserted) user->edges.push_back(e);
-        else user->edges[it->second] = e;
+        if (inserted) user->edges.push_back(std::move(e));
+        else user->edges[it->second] = std::move(e);
       }
     }
     for (size_t i = 0; i < records->size(); ++i) {

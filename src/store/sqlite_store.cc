@@ -735,7 +735,11 @@ Status SqliteStore::WriteDelta(int64_t user_id, const std::vector<Assigned>& ass
     s.Bind(14, static_cast<int64_t>(a.explicit_fact));
     RETURN_IF_ERROR(s.Run("store assertion"));
   }
-  for (const GraphEdge& e : delta.edges) {
+  std::vector<std::string> ids;
+  for (const Assigned& a : assigned) ids.push_back(a.id);
+  for (GraphEdge e : delta.edges) {
+    if (!ResolvePendingTurnIds(&e, ids))
+      return Status::InvalidArgument(fmt::format("edge {} names a pending turn of no record", e.key));
     ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kUpsertEdge));
     Stmt s(db(), raw);
     s.Bind(1, user_id);

@@ -44,6 +44,15 @@ inline std::string AssignedTurnId(int64_t seq, int attempt) {
   return attempt <= 1 ? fmt::format("T{}", seq) : fmt::format("T{}.{}", seq, attempt);
 }
 
+// The source turn the engine gives an assertion of id-less record `record_index` before the
+// store has assigned its id. Ids cannot contain control characters (ValidateTurn), so no valid
+// id looks like one.
+inline std::string PendingTurnId(size_t record_index) { return fmt::format("\x1f{}", record_index); }
+
+// Replaces pending turn ids in the edge's provenance (source_turns, and the "<turn id>#..."
+// prefix of assertion_keys) with assigned_ids[record_index]. False if one names no record.
+bool ResolvePendingTurnIds(GraphEdge* e, const std::vector<std::string>& assigned_ids);
+
 // Stores are thread-safe: every method may be called from any thread.
 class Store {
  public:
@@ -57,8 +66,9 @@ class Store {
   // nothing is stored. OK means committed with the configured durability.
   //
   // `delta` (optional) is written in the same transaction: its assertions are stored against the
-  // turns they name (those of duplicate records are skipped) and its edges are upserted. With
-  // an empty `records` and a non-empty delta (explicit facts) the user is created if needed.
+  // turns they name (those of duplicate records are skipped) and its edges are upserted, with
+  // pending turn ids (PendingTurnId) replaced by the ids assigned here. With an empty `records`
+  // and a non-empty delta (explicit facts) the user is created if needed.
   virtual Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
                              const GraphDelta* delta) = 0;
   Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) {
