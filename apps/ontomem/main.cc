@@ -20,6 +20,7 @@
 #include "bench/dataset.h"
 #include "common/file_util.h"
 #include "engine/validate.h"
+#include "store/store.h"
 #include "bench/harness.h"
 #include "bench/ipr_synth.h"
 #include "bench/plot.h"
@@ -209,8 +210,7 @@ Status CheckAgainstStored(Memory& mem, const std::string& tenant, const IngestUs
     const Turn& t = u.turns[i];
     auto it = t.id.empty() ? by_id.end() : by_id.find(t.id);
     if (it == by_id.end()) continue;
-    if (it->second->speaker != t.speaker || it->second->text != t.text || it->second->time_ms != t.time_ms ||
-        it->second->session != t.session)
+    if (!SameTurnContent(*it->second, t))
       return Status::AlreadyExists(fmt::format("{}: turn id {} is already stored for user {} with different content",
                                                u.where[i], t.id, u.name));
   }

@@ -44,13 +44,11 @@ class MemoryStore final : public Store {
         return {nullptr, false};
       };
       std::string id = t.id;
-      if (id.empty())
-        for (int attempt = 1; find(id = AssignedTurnId(next_seq, attempt)).first != nullptr; ++attempt) {
-        }
+      for (int attempt = 1; id.empty() || (t.id.empty() && find(id).first != nullptr); ++attempt)
+        id = AssignedTurnId(next_seq, attempt);
       const auto [prior, in_batch] = find(id);
       if (prior != nullptr) {
-        const Turn& p = prior->stored.turn;
-        if (p.speaker != t.speaker || p.text != t.text || p.time_ms != t.time_ms || p.session != t.session) {
+        if (!SameTurnContent(prior->stored.turn, t)) {
           return Status::AlreadyExists(
               fmt::format("{}: turn id {} is {} with different content (speaker, text, time or session)", ctx, id,
                           in_batch ? "given twice in this batch" : "already stored"));

@@ -44,6 +44,12 @@ inline std::string AssignedTurnId(int64_t seq, int attempt) {
   return attempt <= 1 ? fmt::format("T{}", seq) : fmt::format("T{}.{}", seq, attempt);
 }
 
+// Whether a resent turn id carries the stored turn's content (a retry) or other content (a
+// conflict): speaker, text, time and session.
+inline bool SameTurnContent(const Turn& a, const Turn& b) {
+  return a.speaker == b.speaker && a.text == b.text && a.time_ms == b.time_ms && a.session == b.session;
+}
+
 // The source turn the engine gives an assertion of id-less record `record_index` before the
 // store has assigned its id. Ids cannot contain control characters (ValidateTurn), so no valid
 // id looks like one.
