@@ -177,6 +177,62 @@ TEST_F(EngineGraphTest, EdgesOfIdLessTurnsNameTheirAssignedIds) {
   EXPECT_EQ(reopened, live);
 }
 
+// Two Memory instances on one data directory stand for two processes: each has its own SQLite
+// connection and cache. A write from a stale cache is planned again on what is stored (edges
+// are stored whole, so it used to overwrite the other writer's provenance), and a search sees
+// what the other wrote without a write of its own.
+TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOthersTurns) {
+  auto a = Open();
+  auto b = Open();
+  ASSERT_TRUE(a->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  ASSERT_TRUE(b->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+
+  SearchOptions so;
+  so.k = 10;
+  so.method = Method::kDense;
+  auto seen = a->Search(ana_, "the notebook", so);
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  bool found = false;
+  for (const auto& h : seen->hits) found |= h.turn.turn.id == "D2:1";
+  EXPECT_TRUE(found) << "a's cache did not pick up b's turn";
+
+  // b's copy is stale now; its write is planned on the stored user.
+  ASSERT_TRUE(a->Ingest(ana_, T("D3:1", "I love titanic", 2 * 86400000, "s3")).ok());
+  ASSERT_TRUE(b->Ingest(ana_, T("D4:1", "I love the notebook", 3 * 86400000, "s4")).ok());
+  nlohmann::json graph_b = Graph(b.get(), ana_);
+  const auto* promoted = EdgeOf(graph_b, "PREFERS_GENRE", "concept:genre/romance");
+  ASSERT_NE(promoted, nullptr);
+  EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"D1:1", "D2:1", "D3:1", "D4:1"}));
+  nlohmann::json graph_a = Graph(a.get(), ana_);
+  EXPECT_EQ(graph_a, graph_b);
+
+  auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+  ASSERT_TRUE(store.ok());
+  auto edges = (*store)->LoadEdges(ana_);
+  ASSERT_TRUE(edges.ok());
+  ASSERT_EQ(edges->size(), graph_b["edges"].size());
+  for (const GraphEdge& e : *edges) {
+    SCOPED_TRACE(e.key);
+    const nlohmann::json* live = nullptr;
+    for (const auto& j : graph_b["edges"])
+      if (j["source"] == e.source && j["relation"] == e.relation && j["target"] == e.target &&
+          j["valid_from"] == e.valid_from)
+        live = &j;
+    ASSERT_NE(live, nullptr);
+    EXPECT_EQ((*live)["source_turns"], e.source_turns.get());
+    EXPECT_EQ((*live)["assertions"], e.assertion_keys.get());
+  }
+  nlohmann::json reopened = Graph(Open().get(), ana_);
+  graph_b.erase("promotion");
+  reopened.erase("promotion");
+  EXPECT_EQ(reopened, graph_b);
+
+  // One forgets the user: the other no longer finds it.
+  ASSERT_TRUE(b->Forget(ana_).ok());
+  EXPECT_EQ(a->Search(ana_, "the notebook", so).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(a->GraphJson(ana_).status().code(), StatusCode::kNotFound);
+}
+
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {
   auto mem = Open();
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());

@@ -15,8 +15,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,6 +27,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
 
@@ -242,6 +245,77 @@ TEST_F(HttpCrashTest, AcknowledgedTurnsSurviveKill9UnderLoad) {
   }
   std::printf("[ crash    ] %d kill -9 rounds, %lld turns checked in total\n", kRounds,
               static_cast<long long>(total_acked));
+}
+
+
+// `ontomem serve` and `ontomem ingest` on one data directory, as the docs allow: the server's
+// search sees what the other process stored without a write of its own, and the server's next
+// write, planned from its stale cache, keeps the other process's provenance in the stored edges.
+TEST_F(HttpCrashTest, ServeAndIngestShareADataDirectory) {
+  ASSERT_NO_FATAL_FAILURE(Start());
+  httplib::Client cli("127.0.0.1", port_);
+  const std::string text = "I really love jazz music and I play the guitar every day";
+  auto post_turn = [&](const std::string& id) {
+    json body = {{"turns", json::array({{{"id", id}, {"speaker", "Ana"}, {"text", text + " (" + id + ")"}, {"session", id}}})}};
+    auto r = cli.Post("/v1/users/ana/turns", Auth(), body.dump(), "application/json");
+    ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no response");
+  };
+  ASSERT_NO_FATAL_FAILURE(post_turn("D1:1"));
+  {
+    std::ofstream(dir_ + "/other.jsonl")
+        << json({{"id", "D2:1"}, {"speaker", "Ana"}, {"text", text + " (D2:1)"}, {"session", "D2:1"}}).dump() << "\n";
+    const std::string out = Shell("ONTOMEM_LEXICON='" + lexicon_ + "' '" ONTOMEM_CLI "' ingest --data '" + dir_ +
+                                  "/data' --tenant acme --user ana '" + dir_ + "/other.jsonl' 2>&1");
+    ASSERT_NE(out.find("1 new"), std::string::npos) << out;
+  }
+  auto r = cli.Post("/v1/users/ana/search", Auth(), json({{"query", "jazz"}, {"k", 10}, {"method", "dense"}}).dump(),
+                    "application/json");
+  ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no response");
+  std::set<std::string> ids;
+  const json found = json::parse(r->body);
+  for (const auto& h : found["hits"]) ids.insert(h["id"].get<std::string>());
+  EXPECT_TRUE(ids.count("D2:1")) << r->body;
+
+  ASSERT_NO_FATAL_FAILURE(post_turn("D3:1"));
+  r = cli.Get("/v1/users/ana/graph", Auth());
+  ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no response");
+  const json live = json::parse(r->body);
+  Stop(SIGTERM);
+
+  // The stored snapshot, read without ontomem, against the server's graph.
+  json rows = json::array();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2((dir_ + "/data/ontomem.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT source, relation, target, source_turns FROM edges", -1, &st, nullptr),
+              SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      json row;
+      for (int i = 0; i < 4; ++i)
+        row[sqlite3_column_name(st, i)] = reinterpret_cast<const char*>(sqlite3_column_text(st, i));
+      rows.push_back(row);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  bool jazz = false;
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.dump());
+    const json* match = nullptr;
+    for (const auto& e : live["edges"])
+      if (e["source"] == row["source"] && e["relation"] == row["relation"] && e["target"] == row["target"] &&
+          e["valid_to"].is_null())
+        match = &e;
+    ASSERT_NE(match, nullptr);
+    EXPECT_EQ((*match)["source_turns"], json::parse(row["source_turns"].get<std::string>()));
+    if (row["relation"] == "LIKES") {
+      jazz = true;
+      EXPECT_EQ(json::parse(row["source_turns"].get<std::string>()), json({"D1:1", "D2:1", "D3:1"}));
+    }
+  }
+  EXPECT_TRUE(jazz) << live.dump();
+  EXPECT_EQ(rows.size(), live["edges"].size());
 }
 
 }  // namespace

@@ -498,6 +498,105 @@ TEST_P(StoreTest, UnknownUsersAndTenants) {
   EXPECT_TRUE(users->empty());
 }
 
+// Versions tell a cached copy from the stored user: every committed write moves them on, across
+// users, so a deleted and re-created user never looks like the copy of the old one.
+TEST_P(StoreTest, VersionsMoveOnWithEveryWriteAndNeverRepeat) {
+  EXPECT_EQ(store_->UserVersion(alice_).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->LoadUser(alice_).status().code(), StatusCode::kNotFound);
+  std::vector<TurnRecord> r = {Rec("D1", "a", "one", 0, {1, 2}, "e")};
+  WriteBase base;  // version 0: the caller knows of no stored user
+  base.rebase = [](UserSnapshot&&, GraphDelta*) { return Status::Internal("nothing moved, no rebase"); };
+  GraphDelta none;
+  ASSERT_TRUE(store_->AppendTurns(alice_, &r, &none, &base).ok());
+  const uint64_t v1 = *store_->UserVersion(alice_);
+  EXPECT_GT(v1, 0u);
+  EXPECT_EQ(base.committed, v1);
+
+  std::vector<TurnRecord> other = {Rec("B1", "b", "bob")};
+  Append({"acme", "bob"}, &other);
+  EXPECT_EQ(*store_->UserVersion(alice_), v1);  // another user's write leaves alice's version
+  EXPECT_GT(*store_->UserVersion({"acme", "bob"}), v1);
+
+  TurnRecord revector = r[0];
+  revector.vector = {3, 4};
+  ASSERT_TRUE(store_->UpdateVectors(alice_, {revector}).ok());
+  EXPECT_EQ(*store_->UserVersion(alice_), v1);  // same turns: a cached copy stays current
+
+  Feedback f;
+  f.query_id = "q1";
+  f.used = {"D1"};
+  ASSERT_TRUE(store_->AppendFeedback(alice_, f).ok());
+  const uint64_t v2 = *store_->UserVersion(alice_);
+  EXPECT_GT(v2, v1);
+
+  auto snap = store_->LoadUser(alice_);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, v2);
+  ASSERT_EQ(snap->turns.size(), 1u);
+  EXPECT_EQ(snap->turns[0].stored.turn.id, "D1");
+  EXPECT_EQ(snap->turns[0].vector, (std::vector<float>{3, 4}));
+  ASSERT_EQ(snap->feedback.size(), 1u);
+  EXPECT_EQ(snap->feedback[0].query_id, "q1");
+
+  ASSERT_TRUE(store_->DeleteUser(alice_).ok());
+  EXPECT_EQ(store_->UserVersion(alice_).status().code(), StatusCode::kNotFound);
+  std::vector<TurnRecord> again = {Rec("D1", "a", "one")};
+  Append(alice_, &again);
+  EXPECT_GT(*store_->UserVersion(alice_), v2);
+}
+
+// A write computed from a stale copy is recomputed, inside the store's transaction, from what is
+// stored: the delta the rebase writes is the one stored, the stale one is not.
+TEST_P(StoreTest, AWriteFromAStaleCopyIsRebasedOnTheStoredUser) {
+  std::vector<TurnRecord> first = {Rec("D1", "Ana", "I love jazz")};
+  Append(alice_, &first);
+  const uint64_t seen = *store_->UserVersion(alice_);
+  std::vector<TurnRecord> second = {Rec("D2", "Ana", "I love jazz a lot")};
+  Append(alice_, &second);  // another writer: `seen` is stale now
+
+  GraphEdge stale_edge;
+  stale_edge.key = "person:ana|LIKES|entity:jazz";
+  stale_edge.source = "person:ana";
+  stale_edge.relation = "LIKES";
+  stale_edge.target = "entity:jazz";
+  stale_edge.source_turns = std::vector<std::string>{"D1", "D3"};
+  GraphDelta delta;
+  delta.edges.push_back(stale_edge);
+  size_t rebased_turns = 0;
+  WriteBase base;
+  base.version = seen;
+  base.rebase = [&](UserSnapshot&& stored, GraphDelta* d) -> Status {
+    rebased_turns = stored.turns.size();
+    EXPECT_TRUE(d->edges.empty());  // handed over cleared
+    GraphEdge e = stale_edge;
+    e.source_turns = std::vector<std::string>{"D1", "D2", "D3"};
+    d->edges.push_back(e);
+    return Status::Ok();
+  };
+  std::vector<TurnRecord> third = {Rec("D3", "Ana", "jazz again")};
+  Status st = store_->AppendTurns(alice_, &third, &delta, &base);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(rebased_turns, 2u);  // what was stored before this write
+  EXPECT_EQ(third[0].stored.seq, 3);
+  EXPECT_EQ(base.committed, *store_->UserVersion(alice_));
+  auto edges = store_->LoadEdges(alice_);
+  ASSERT_TRUE(edges.ok());
+  ASSERT_EQ(edges->size(), 1u);
+  EXPECT_EQ((*edges)[0].source_turns.get(), (std::vector<std::string>{"D1", "D2", "D3"}));
+
+  // A failing rebase fails the write and stores nothing.
+  base.version = seen;
+  base.rebase = [](UserSnapshot&&, GraphDelta*) { return Status::Internal("cannot rebase"); };
+  std::vector<TurnRecord> fourth = {Rec("D4", "Ana", "lost")};
+  EXPECT_EQ(store_->AppendTurns(alice_, &fourth, &delta, &base).code(), StatusCode::kInternal);
+  EXPECT_EQ(store_->LoadTurns(alice_)->size(), 3u);
+  Feedback f;
+  f.query_id = "q";
+  f.used = {"D1"};
+  EXPECT_EQ(store_->AppendFeedback(alice_, f, &base).code(), StatusCode::kInternal);
+  EXPECT_TRUE(store_->LoadFeedback(alice_)->empty());
+}
+
 TEST_P(StoreTest, ListUsersSorted) {
   for (const char* name : {"zed", "Ålice", "amy", "Bob", "bob"}) {
     std::vector<TurnRecord> r = {Rec("", "", "hi")};
@@ -632,12 +731,12 @@ TEST_F(SqliteStoreTest, ReopenPersists) {
 TEST_F(SqliteStoreTest, IdentifiesItsFile) {
   { ASSERT_NE(Open(), nullptr); }
   EXPECT_NE(RawQueryInt(db_path_, "PRAGMA application_id"), 0);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 3);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 3);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 4);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 4);
   EXPECT_EQ(RawQueryText(db_path_, "PRAGMA journal_mode"), "wal");
   // Opening again applies nothing twice.
   { ASSERT_NE(Open(false), nullptr); }
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 3);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 4);
 }
 
 // A database written by schema 1 (before the graph tables) is migrated in place and keeps its
@@ -648,13 +747,14 @@ TEST_F(SqliteStoreTest, MigratesSchemaOneToLatest) {
     std::vector<TurnRecord> r = {Rec("a", "Ana", "kept across the migration")};
     ASSERT_TRUE(store->AppendTurns({"t", "u"}, &r).ok());
   }
-  RawExec(db_path_, "DROP TABLE feedback; DROP TABLE edges; DROP TABLE assertions; "
+  RawExec(db_path_, "DROP TABLE write_counter; ALTER TABLE users DROP COLUMN version; "
+                    "DROP TABLE feedback; DROP TABLE edges; DROP TABLE assertions; "
                     "ALTER TABLE users DROP COLUMN turn_count; ALTER TABLE users DROP COLUMN text_bytes; "
                     "DELETE FROM schema_version WHERE version >= 2;");
   ASSERT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
   auto store = Open(false);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 3);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 4);
   auto turns = store->LoadTurns({"t", "u"});
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 1u);
@@ -696,7 +796,7 @@ TEST_F(SqliteStoreTest, NewerSchemaIsFailedPrecondition) {
   { ASSERT_NE(Open(), nullptr); }
   RawExec(db_path_, "INSERT INTO schema_version (version, applied_at) VALUES (7, 0);");
   ExpectOpenFailsUnchanged(StatusCode::kFailedPrecondition,
-                           "newer ontomem (schema 7, this build knows 3)");
+                           "newer ontomem (schema 7, this build knows 4)");
 }
 
 TEST_F(SqliteStoreTest, MissingDirectoryWithoutCreateIsNotFound) {
@@ -751,7 +851,7 @@ TEST_F(SqliteStoreTest, ConcurrentFirstOpensMigrateOnce) {
   for (auto& th : threads) th.join();
   stores.clear();
   const std::string path = (fs::path(fresh) / kDatabaseFileName).string();
-  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 3);
+  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 4);
   EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM turns"), kOpeners);
 }
 

@@ -45,7 +45,8 @@ class GatedStore : public Store {
     cv_.notify_all();
   }
 
-  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, const GraphDelta* delta) override {
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
+                     WriteBase* base) override {
     {
       std::unique_lock<std::mutex> l(mu_);
       if (armed_) {
@@ -54,14 +55,18 @@ class GatedStore : public Store {
         cv_.wait(l, [&] { return !armed_; });
       }
     }
-    return inner_->AppendTurns(key, records, delta);
+    return inner_->AppendTurns(key, records, delta, base);
   }
+  StatusOr<uint64_t> UserVersion(const UserKey& k) override { return inner_->UserVersion(k); }
+  StatusOr<UserSnapshot> LoadUser(const UserKey& k) override { return inner_->LoadUser(k); }
   StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& k) override { return inner_->LoadAssertions(k); }
   StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& k) override { return inner_->LoadEdges(k); }
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return inner_->LoadTurns(k); }
   StatusOr<bool> HasUser(const UserKey& k) override { return inner_->HasUser(k); }
   Status DeleteUser(const UserKey& k) override { return inner_->DeleteUser(k); }
-  Status AppendFeedback(const UserKey& k, const Feedback& f) override { return inner_->AppendFeedback(k, f); }
+  Status AppendFeedback(const UserKey& k, const Feedback& f, WriteBase* base) override {
+    return inner_->AppendFeedback(k, f, base);
+  }
   StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& k) override { return inner_->LoadFeedback(k); }
   StatusOr<TenantStats> GetTenantStats(const std::string& t) override { return inner_->GetTenantStats(t); }
   StatusOr<std::vector<std::string>> ListUsers(const std::string& t) override { return inner_->ListUsers(t); }

@@ -133,58 +133,65 @@ MemoryImpl::SlotPtr MemoryImpl::Acquire(const std::string& cache_key) {
   return slot;
 }
 
-Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
-  if (slot->mem) {
-    cache_hits_.fetch_add(1, std::memory_order_relaxed);
-    return Status::Ok();
-  }
-  cache_misses_.fetch_add(1, std::memory_order_relaxed);
-  auto loaded = store_->LoadTurns(key);
-  if (!loaded.ok()) {
-    if (loaded.status().code() == StatusCode::kNotFound && create) {
-      slot->mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
-      return Status::Ok();
-    }
-    return loaded.status();
-  }
+StatusOr<std::unique_ptr<UserMemory>> MemoryImpl::BuildUserMemory(UserSnapshot&& stored,
+                                                                   std::vector<TurnRecord>* stale) {
   auto mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
   const std::string eid = embedder_->id();
   const size_t dim = static_cast<size_t>(embedder_->dim());
-  // Vectors from another embedder (or none) are recomputed and written back once, so a change
-  // of embedder needs no separate reindex step.
+  // Vectors from another embedder (or none) are recomputed; the caller may write them back.
   std::vector<size_t> stale_at;
   std::vector<std::string_view> stale_texts;
-  for (size_t i = 0; i < loaded->size(); ++i)
-    if (const TurnRecord& r = (*loaded)[i]; r.embedder_id != eid || r.vector.size() != dim) {
+  for (size_t i = 0; i < stored.turns.size(); ++i)
+    if (const TurnRecord& r = stored.turns[i]; r.embedder_id != eid || r.vector.size() != dim) {
       stale_at.push_back(i);
       stale_texts.push_back(r.stored.turn.text);
     }
   std::vector<float> fresh(stale_at.size() * dim);
   RETURN_IF_ERROR(embedder_->EmbedBatch(stale_texts, fresh.data()));
-  std::vector<TurnRecord> stale;
   for (size_t j = 0; j < stale_at.size(); ++j) {
-    TurnRecord& r = (*loaded)[stale_at[j]];
+    TurnRecord& r = stored.turns[stale_at[j]];
     r.vector.assign(fresh.begin() + static_cast<std::ptrdiff_t>(j * dim),
                     fresh.begin() + static_cast<std::ptrdiff_t>((j + 1) * dim));
     r.embedder_id = eid;
-    stale.push_back(r);
+    if (stale != nullptr) stale->push_back(r);
   }
-  for (const TurnRecord& r : *loaded) RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
-  if (!stale.empty()) RETURN_IF_ERROR(store_->UpdateVectors(key, stale));
+  for (const TurnRecord& r : stored.turns) RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   // The graph is rebuilt by replaying the stored assertions in order (the reference); the
   // stored edge snapshot is what inspection tools read.
-  ASSIGN_OR_RETURN(auto assertions, store_->LoadAssertions(key));
   std::set<std::string> dirty;
-  for (const Assertion& a : assertions) {
+  for (const Assertion& a : stored.assertions) {
     const int64_t ord = a.source_seq > 0 ? mem->OrdinalOfSeq(a.source_seq) : -1;
     const StoredTurn* t = ord >= 0 ? &mem->turn(static_cast<size_t>(ord)) : nullptr;
     mem->graph().Apply(a, t ? t->turn.session : std::string(), t ? t->turn.text : std::string(),
                        policy_, &dirty);
   }
   // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
-  ASSIGN_OR_RETURN(auto feedback, store_->LoadFeedback(key));
-  for (const Feedback& f : feedback) mem->RecordFeedback(f);
+  for (const Feedback& f : stored.feedback) mem->RecordFeedback(f);
+  return mem;
+}
+
+Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
+  if (slot->mem) {
+    cache_hits_.fetch_add(1, std::memory_order_relaxed);
+    return Status::Ok();
+  }
+  cache_misses_.fetch_add(1, std::memory_order_relaxed);
+  auto loaded = store_->LoadUser(key);
+  if (!loaded.ok()) {
+    if (loaded.status().code() == StatusCode::kNotFound && create) {
+      slot->mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
+      slot->version = 0;
+      return Status::Ok();
+    }
+    return loaded.status();
+  }
+  const uint64_t version = loaded->version;
+  std::vector<TurnRecord> stale;
+  ASSIGN_OR_RETURN(auto mem, BuildUserMemory(std::move(*loaded), &stale));
+  // Written back once, so a change of embedder needs no separate reindex step.
+  if (!stale.empty()) RETURN_IF_ERROR(store_->UpdateVectors(key, stale));
   slot->mem = std::move(mem);
+  slot->version = version;
   return Status::Ok();
 }
 
@@ -287,10 +294,9 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
   // Step II on a copy of the graph: it replaces the live one only once the store committed.
   MemoryGraph next;
   std::set<std::string> dirty;  // keys of the edges the batch created or changed
-  auto commit = [&](const UserMemory& mem) -> Status {
+  auto plan = [&](const UserMemory& mem, GraphDelta* delta) -> Status {
     next = mem.graph();
     dirty.clear();
-    GraphDelta delta;
     std::set<std::string> seen_ids;
     for (size_t i = 0; i < turns.size(); ++i) {
       const std::string& id = records[i].stored.turn.id;
@@ -300,12 +306,15 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
         // name the record, and the store and (below) the engine put the id in.
         if (id.empty()) a.source_turn = PendingTurnId(i);
         next.Apply(a, turns[i].session, turns[i].text, policy_, &dirty);
-        delta.assertions.push_back({i, std::move(a)});
+        delta->assertions.push_back({i, std::move(a)});
       }
     }
     for (const std::string& k : dirty)
-      if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
-    RETURN_IF_ERROR(store_->AppendTurns(key, &records, &delta));
+      if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
+    return Status::Ok();
+  };
+  auto write = [&](GraphDelta* delta, WriteBase* base) -> Status {
+    RETURN_IF_ERROR(store_->AppendTurns(key, &records, delta, base));
     std::vector<std::string> ids;
     for (const TurnRecord& r : records) ids.push_back(r.stored.turn.id);
     for (const std::string& k : dirty)
@@ -326,7 +335,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     mem->WarmTailVectors(dirty, *embedder_);
     return Status::Ok();
   };
-  RETURN_IF_ERROR(WriteUser(key, /*create=*/true, commit, apply).WithContext("ingest into " + Describe(key)));
+  RETURN_IF_ERROR(WriteUser(key, /*create=*/true, plan, write, apply).WithContext("ingest into " + Describe(key)));
   if (ingested) {
     ingested->clear();
     for (const TurnRecord& r : records) ingested->push_back({r.stored.seq, r.stored.turn.id, r.duplicate});
@@ -334,9 +343,8 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
   return Status::Ok();
 }
 
-Status MemoryImpl::WriteUser(const UserKey& key, bool create,
-                             const std::function<Status(const UserMemory&)>& commit,
-                             const std::function<Status(std::unique_ptr<UserMemory>&)>& apply) {
+Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan, const WriteFn& write,
+                             const ApplyFn& apply) {
   const std::string ck = CacheKey(key);
   for (;;) {
     SlotPtr slot = Acquire(ck);
@@ -354,10 +362,25 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create,
       }
     }
     // The commit (and its fsync) runs without `mu`: searches of this user go on.
-    RETURN_IF_ERROR(commit(*slot->mem));
+    GraphDelta delta;
+    if (plan) RETURN_IF_ERROR(plan(*slot->mem, &delta));
+    // Another process (or Memory) wrote to the user since it was loaded: the store hands over
+    // what it holds, inside its write transaction, and the write is planned again from that.
+    std::unique_ptr<UserMemory> rebuilt;
+    WriteBase base;
+    base.version = slot->version;
+    base.rebase = [&](UserSnapshot&& stored, GraphDelta* d) -> Status {
+      ASSIGN_OR_RETURN(rebuilt, BuildUserMemory(std::move(stored), nullptr));
+      if (!plan) return Status::Ok();
+      *d = GraphDelta();
+      return plan(*rebuilt, d);
+    };
+    RETURN_IF_ERROR(write(&delta, &base));
     size_t bytes = 0;
     {
       std::unique_lock<std::shared_mutex> lock(slot->mu);
+      if (rebuilt) slot->mem = std::move(rebuilt);
+      slot->version = base.committed;
       RETURN_IF_ERROR(apply(slot->mem));
       if (!slot->mem) RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
       bytes = slot->mem->MemoryBytes();  // under the lock: writers change it
@@ -371,19 +394,33 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create,
 
 Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const UserMemory&)>& fn) {
   const std::string ck = CacheKey(key);
+  // Read before the lock: a write of this process that lands meanwhile only makes the cached
+  // copy newer. Versions grow across users, so a copy at or above it is current; a user
+  // another process deleted or wrote is (re)loaded.
+  StatusOr<uint64_t> stored = store_->UserVersion(key);
+  if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
+  uint64_t version = stored.ok() ? *stored : 0;
+  auto current = [&](const Slot& slot) { return slot.mem && version != 0 && slot.version >= version; };
   bool counted = false;  // this call already counted its cache hit or miss
   for (;;) {
     SlotPtr slot = Acquire(ck);
     {
       std::shared_lock<std::shared_mutex> lock(slot->mu);
       if (slot->evicted) continue;
-      if (slot->mem) {
+      if (current(*slot)) {
         if (!counted) cache_hits_.fetch_add(1, std::memory_order_relaxed);
         return fn(*slot->mem);
       }
     }
     std::unique_lock<std::shared_mutex> lock(slot->mu);
     if (slot->evicted) continue;
+    std::unique_lock<std::mutex> write_lock(slot->write_mu, std::defer_lock);
+    if (slot->mem && !current(*slot)) {
+      // try_lock: writers take write_mu before mu. A write of this process in flight brings the
+      // copy up to date in its apply step; until then this process serves what it has.
+      if (!write_lock.try_lock()) return fn(*slot->mem);
+      slot->mem.reset();
+    }
     Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
     if (!st.ok()) {
       lock.unlock();
@@ -391,6 +428,9 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
       return UnknownUserMessage(st, key);
     }
     counted = true;
+    // What was just loaded is at least as new as `version`, which may have been read before a
+    // write of this process that the load includes.
+    version = std::max(version, slot->version);
     // Only loads and writes change what a user holds, so only they re-measure it (searches
     // would pay O(vocabulary) for nothing).
     const size_t bytes = slot->mem->MemoryBytes();
@@ -443,18 +483,20 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   a.explicit_fact = true;
   MemoryGraph next;
   std::set<std::string> dirty;
-  auto commit = [&](const UserMemory& mem) -> Status {
+  auto plan = [&](const UserMemory& mem, GraphDelta* delta) -> Status {
     next = mem.graph();
     dirty.clear();
     next.Apply(a, "", "", policy_, &dirty);
-    GraphDelta delta;
-    delta.assertions.push_back({GraphDelta::kNoTurn, a});
+    delta->assertions.push_back({GraphDelta::kNoTurn, a});
     for (const std::string& k : dirty)
-      if (const GraphEdge* e = next.Find(k)) delta.edges.push_back(*e);
-    std::vector<TurnRecord> none;
-    return store_->AppendTurns(key, &none, &delta).WithContext("add fact for " + Describe(key));
+      if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
+    return Status::Ok();
   };
-  return WriteUser(key, /*create=*/true, commit, [&](std::unique_ptr<UserMemory>& mem) {
+  auto write = [&](GraphDelta* delta, WriteBase* base) -> Status {
+    std::vector<TurnRecord> none;
+    return store_->AppendTurns(key, &none, delta, base).WithContext("add fact for " + Describe(key));
+  };
+  return WriteUser(key, /*create=*/true, plan, write, [&](std::unique_ptr<UserMemory>& mem) {
     mem->graph() = std::move(next);
     mem->WarmTailVectors(dirty, *embedder_);
     return Status::Ok();
@@ -505,12 +547,12 @@ Status MemoryImpl::AddFeedback(const UserKey& key, const Feedback& feedback) {
   Feedback f = feedback;
   if (f.time_ms == 0) f.time_ms = NowMs();
   // With the user loaded first, so a concurrent load cannot replay this record and count it twice.
-  auto commit = [&](const UserMemory&) -> Status {
-    Status st = store_->AppendFeedback(key, f);
+  auto write = [&](GraphDelta*, WriteBase* base) -> Status {
+    Status st = store_->AppendFeedback(key, f, base);
     if (st.code() == StatusCode::kNotFound) return Status::NotFound(fmt::format("no user {}", Describe(key)));
     return st;
   };
-  return WriteUser(key, /*create=*/false, commit, [&](std::unique_ptr<UserMemory>& mem) {
+  return WriteUser(key, /*create=*/false, nullptr, write, [&](std::unique_ptr<UserMemory>& mem) {
     mem->RecordFeedback(f);
     return Status::Ok();
   });

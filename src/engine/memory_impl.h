@@ -76,6 +76,7 @@ class MemoryImpl : public Memory {
     std::mutex write_mu;
     std::shared_mutex mu;
     std::unique_ptr<UserMemory> mem;  // null until loaded
+    uint64_t version = 0;             // Store::UserVersion that `mem` reflects
     bool evicted = false;
     size_t bytes = 0;
   };
@@ -85,15 +86,23 @@ class MemoryImpl : public Memory {
   // With the slot locked exclusively: loads the user from the store if needed. NotFound when
   // the user does not exist and !create.
   Status EnsureLoaded(const UserKey& key, Slot* slot, bool create);
+  // A user's memory from what the store holds; turns whose vectors were recomputed go to
+  // `stale` (may be null). Does not call the store.
+  StatusOr<std::unique_ptr<UserMemory>> BuildUserMemory(UserSnapshot&& stored, std::vector<TurnRecord>* stale);
   // `bytes`: slot->mem->MemoryBytes(), measured by the caller while it held slot->mu.
   void Account(const std::string& cache_key, Slot* slot, size_t bytes);
   // Empty slots of unknown users are not kept (a failed load leaves `slot->mem` null).
   void DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot);
-  // A write to one user: `commit` runs with the user loaded (created when `create`) and
-  // write_mu held, and writes the store; on success `apply` runs with `mu` held exclusively and
-  // updates memory. `apply` may reset the pointer to have the user reloaded from the store.
-  Status WriteUser(const UserKey& key, bool create, const std::function<Status(const UserMemory&)>& commit,
-                   const std::function<Status(std::unique_ptr<UserMemory>&)>& apply);
+  // A write to one user, with the user loaded (created when `create`) and write_mu held:
+  // `plan` (may be empty) computes the graph delta from the user's memory, `write` writes it
+  // and the rest to the store under the given WriteBase; if the store finds that another
+  // writer moved the user on, `plan` runs again, inside the store's transaction, on the user
+  // rebuilt from the store. On success `apply` runs with `mu` held exclusively and updates
+  // memory; it may reset the pointer to have the user reloaded from the store.
+  using PlanFn = std::function<Status(const UserMemory&, GraphDelta*)>;
+  using WriteFn = std::function<Status(GraphDelta*, WriteBase*)>;
+  using ApplyFn = std::function<Status(std::unique_ptr<UserMemory>&)>;
+  Status WriteUser(const UserKey& key, bool create, const PlanFn& plan, const WriteFn& write, const ApplyFn& apply);
   // Runs `fn` with the user loaded and `mu` held shared. NotFound for an unknown user.
   Status ReadUser(const UserKey& key, const std::function<Status(const UserMemory&)>& fn);
   void EvictOverBudget(const std::string& keep);

@@ -15,14 +15,31 @@ namespace {
 
 class MemoryStore final : public Store {
  public:
-  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
-                     const GraphDelta* delta) override {
+  StatusOr<uint64_t> UserVersion(const UserKey& key) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const UserData* user = Find(key);
+    if (user == nullptr) return Status::NotFound(fmt::format("user {}/{}: unknown user", key.tenant, key.user));
+    return user->version;
+  }
+
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const UserData* user = Find(key);
+    if (user == nullptr) return Status::NotFound(fmt::format("load user {}/{}: unknown user", key.tenant, key.user));
+    return Snapshot(*user);
+  }
+
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
+                     WriteBase* base) override {
     // An empty call creates nothing, like the SQLite store.
     if (records->empty() && (delta == nullptr || delta->empty())) return Status::Ok();
     const std::string ctx = fmt::format("append turns for {}/{}", key.tenant, key.user);
     std::lock_guard<std::mutex> lock(mu_);
+    GraphDelta none;
+    if (delta == nullptr) delta = &none;
     UserData empty;
     UserData* user = Find(key);
+    RETURN_IF_ERROR(Rebase(user, base, delta).WithContext(ctx));
     const UserData& existing = user != nullptr ? *user : empty;
 
     // Stage everything first so a rejected batch leaves no trace.
@@ -68,7 +85,7 @@ class MemoryStore final : public Store {
     }
 
     std::vector<GraphEdge> edges;
-    if (delta != nullptr) {
+    {
       for (const auto& item : delta->assertions)
         if (item.record_index != GraphDelta::kNoTurn && item.record_index >= records->size())
           return Status::InvalidArgument(fmt::format("{}: assertion names record {} of {}", ctx,
@@ -85,7 +102,7 @@ class MemoryStore final : public Store {
       user->by_id.emplace(r.stored.turn.id, user->turns.size());
       user->turns.push_back(std::move(r));
     }
-    if (delta != nullptr) {
+    {
       for (const auto& item : delta->assertions) {
         Assertion a = item.assertion;
         if (item.record_index != GraphDelta::kNoTurn) {
@@ -111,6 +128,8 @@ class MemoryStore final : public Store {
       r.duplicate = result[i].duplicate;
       r.stored.turn.id = result[i].id;
     }
+    user->version = ++last_version_;
+    if (base != nullptr) base->committed = user->version;
     return Status::Ok();
   }
 
@@ -183,11 +202,12 @@ class MemoryStore final : public Store {
     return Status::Ok();
   }
 
-  Status AppendFeedback(const UserKey& key, const Feedback& feedback) override {
+  Status AppendFeedback(const UserKey& key, const Feedback& feedback, WriteBase* base) override {
     const std::string ctx = fmt::format("store feedback for {}/{}", key.tenant, key.user);
     std::lock_guard<std::mutex> lock(mu_);
     UserData* user = Find(key);
     if (user == nullptr) return Status::NotFound(ctx + ": unknown user");
+    RETURN_IF_ERROR(Rebase(user, base, nullptr).WithContext(ctx));
     for (auto [field, ids] : {std::pair<const char*, const std::vector<std::string>*>{"used", &feedback.used},
                               {"wrong", &feedback.wrong}, {"missed", &feedback.missed}}) {
       for (const std::string& id : *ids)
@@ -196,6 +216,8 @@ class MemoryStore final : public Store {
               fmt::format("{}: {} names turn {}, which is not one of the user's turns", ctx, field, id));
     }
     user->feedback.push_back(feedback);
+    user->version = ++last_version_;
+    if (base != nullptr) base->committed = user->version;
     return Status::Ok();
   }
 
@@ -228,7 +250,20 @@ class MemoryStore final : public Store {
     std::vector<GraphEdge> edges;
     std::unordered_map<std::string, size_t> edge_index;  // edge key -> index
     std::vector<Feedback> feedback;
+    uint64_t version = 0;
   };
+
+  static UserSnapshot Snapshot(const UserData& user) {
+    return {user.turns, user.assertions, user.feedback, user.version};
+  }
+
+  // WriteBase: a caller whose copy is not the stored state recomputes its write from it.
+  static Status Rebase(const UserData* user, WriteBase* base, GraphDelta* delta) {
+    const uint64_t stored = user != nullptr ? user->version : 0;
+    if (base == nullptr || base->version == stored || !base->rebase) return Status::Ok();
+    if (delta != nullptr) *delta = GraphDelta();
+    return base->rebase(user != nullptr ? Snapshot(*user) : UserSnapshot(), delta);
+  }
 
   UserData* Find(const UserKey& key) {
     auto t = tenants_.find(key.tenant);
@@ -239,6 +274,7 @@ class MemoryStore final : public Store {
 
   std::mutex mu_;
   std::map<std::string, std::map<std::string, UserData>> tenants_;
+  uint64_t last_version_ = 0;  // versions grow across users: a deleted and re-created user moves on
 };
 
 }  // namespace

@@ -134,6 +134,17 @@ UPDATE users SET
   turn_count = (SELECT count(*) FROM turns WHERE turns.user_id = users.id),
   text_bytes = (SELECT COALESCE(SUM(length(CAST(text AS BLOB))), 0) FROM turns WHERE turns.user_id = users.id);
 )sql"},
+    // Versions (Store::UserVersion): one counter for the whole file, so a re-created user never
+    // repeats a version; 0 means "not stored", so existing users start at 1.
+    {4, R"sql(
+CREATE TABLE write_counter (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  value INTEGER NOT NULL
+);
+INSERT INTO write_counter (id, value) VALUES (1, 1);
+ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+UPDATE users SET version = 1;
+)sql"},
 };
 constexpr int kLatestSchema = kMigrations[std::size(kMigrations) - 1].version;
 
@@ -148,6 +159,12 @@ constexpr const char* kInsertUser = "INSERT INTO users (tenant_id, name) VALUES 
 constexpr const char* kSelectUser =
     "SELECT u.id FROM users u JOIN tenants t ON t.id = u.tenant_id "
     "WHERE t.name = ?1 AND u.name = ?2";
+constexpr const char* kSelectUserVersion =
+    "SELECT u.version FROM users u JOIN tenants t ON t.id = u.tenant_id "
+    "WHERE t.name = ?1 AND u.name = ?2";
+constexpr const char* kVersionOf = "SELECT version FROM users WHERE id = ?1";
+constexpr const char* kNextVersion = "UPDATE write_counter SET value = value + 1 WHERE id = 1 RETURNING value";
+constexpr const char* kSetVersion = "UPDATE users SET version = ?2 WHERE id = ?1";
 constexpr const char* kMaxSeq = "SELECT COALESCE(MAX(seq), 0) FROM turns WHERE user_id = ?1";
 constexpr const char* kSelectTurnById =
     "SELECT seq, speaker, text, time_ms, session FROM turns WHERE user_id = ?1 AND ext_id = ?2";
@@ -374,8 +391,10 @@ class SqliteStore final : public Store {
 
   Status Init(Durability durability);
 
-  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
-                     const GraphDelta* delta) override;
+  StatusOr<uint64_t> UserVersion(const UserKey& key) override;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key) override;
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
+                     WriteBase* base) override;
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) override;
   StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& key) override;
   StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& key) override;
@@ -383,7 +402,7 @@ class SqliteStore final : public Store {
   Status DeleteUser(const UserKey& key) override;
   StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override;
   Status UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) override;
-  Status AppendFeedback(const UserKey& key, const Feedback& feedback) override;
+  Status AppendFeedback(const UserKey& key, const Feedback& feedback, WriteBase* base) override;
   StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& key) override;
   StatusOr<TenantStats> GetTenantStats(const std::string& tenant) override;
 
@@ -411,16 +430,30 @@ class SqliteStore final : public Store {
   Status AppendLocked(const UserKey& key, const std::vector<TurnRecord>& records,
                       std::vector<Assigned>* out, int64_t* user_id_out);
   Status WriteDelta(int64_t user_id, const std::vector<Assigned>& assigned, const GraphDelta& delta);
-  // In one read transaction: finds the user (NotFound if unknown) and calls `row` for every
-  // row `sql` (bound to the user id) returns. Errors carry `ctx`.
-  Status ForEachUserRow(const UserKey& key, const char* sql, const std::string& ctx,
-                        const std::function<Status(Stmt&)>& row);
+  // In one read transaction: finds the user (NotFound if unknown) and calls `read` with its id.
+  Status ReadUserTxn(const UserKey& key, const std::string& ctx, const std::function<Status(int64_t)>& read);
+  // Calls `row` for every row `sql` (bound to the user id) returns; in the caller's transaction.
+  Status ForEachRow(int64_t user_id, const char* sql, const std::function<Status(Stmt&)>& row);
+  Status ReadTurns(int64_t user_id, std::vector<TurnRecord>* out);
+  Status ReadAssertions(int64_t user_id, std::vector<Assertion>* out);
+  Status ReadFeedback(int64_t user_id, std::vector<Feedback>* out);
+  // Inside a write transaction: calls base->rebase when the stored user (row `user_id`, if
+  // any) is not at base->version.
+  Status RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta);
+  // Inside a write transaction: gives the user the next version of the file.
+  StatusOr<uint64_t> BumpVersion(int64_t user_id);
   Status PutVector(int64_t turn_row, const TurnRecord& r, std::string_view what);
 
   std::mutex mu_;
   const std::string path_;
   DbPtr db_;  // declared before stmts_: statements are finalized first
   std::unordered_map<const char*, StmtPtr> stmts_;
+
+  // UserVersion's own read-only connection: a search must not wait for another user's commit
+  // (and its fsync) on db_. WAL lets it read while db_ writes.
+  std::mutex version_mu_;
+  DbPtr version_db_;
+  StmtPtr version_stmt_;
 };
 
 Status SqliteStore::Exec(const char* sql, std::string_view what) {
@@ -762,21 +795,29 @@ Status SqliteStore::WriteDelta(int64_t user_id, const std::vector<Assigned>& ass
   return Status::Ok();
 }
 
-Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
-                                const GraphDelta* delta) {
+Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
+                                WriteBase* base) {
   // An empty call creates nothing (not even the user), like the in-memory store.
   if (records->empty() && (delta == nullptr || delta->empty())) return Status::Ok();
   const std::string ctx = "append turns for " + UserName(key);
   std::lock_guard<std::mutex> lock(mu_);
+  GraphDelta none;
+  if (delta == nullptr) delta = &none;
   std::vector<Assigned> assigned;
   assigned.reserve(records->size());
   {
     Txn txn(db());
     RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+    StatusOr<std::optional<int64_t>> existing = FindUser(key);
+    if (!existing.ok()) return existing.status().WithContext(ctx);
+    RETURN_IF_ERROR(RebaseIfMoved(*existing, base, delta).WithContext(ctx));
     int64_t user_id = 0;
     RETURN_IF_ERROR(AppendLocked(key, *records, &assigned, &user_id).WithContext(ctx));
-    if (delta != nullptr) RETURN_IF_ERROR(WriteDelta(user_id, assigned, *delta).WithContext(ctx));
+    RETURN_IF_ERROR(WriteDelta(user_id, assigned, *delta).WithContext(ctx));
+    StatusOr<uint64_t> version = BumpVersion(user_id);
+    if (!version.ok()) return version.status().WithContext(ctx);
     RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+    if (base != nullptr) base->committed = *version;
   }
   // Only a committed batch changes the caller's records.
   for (size_t i = 0; i < records->size(); ++i) {
@@ -788,75 +829,57 @@ Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* rec
   return Status::Ok();
 }
 
-StatusOr<std::vector<TurnRecord>> SqliteStore::LoadTurns(const UserKey& key) {
-  const std::string ctx = "load turns for " + UserName(key);
+Status SqliteStore::ReadUserTxn(const UserKey& key, const std::string& ctx,
+                                const std::function<Status(int64_t)>& read) {
   std::lock_guard<std::mutex> lock(mu_);
   Txn txn(db());  // one snapshot for the user lookup and the rows
   RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
   StatusOr<std::optional<int64_t>> user = FindUser(key);
   if (!user.ok()) return user.status().WithContext(ctx);
   if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
-
-  std::vector<TurnRecord> out;
-  {
-    StatusOr<sqlite3_stmt*> raw = Prepare(kLoadTurns);
-    if (!raw.ok()) return raw.status().WithContext(ctx);
-    Stmt s(db(), *raw);
-    s.Bind(1, **user);
-    for (;;) {
-      int rc = 0;
-      Status st = s.Step("read turns", &rc);
-      if (!st.ok()) return st.WithContext(ctx);
-      if (rc == SQLITE_DONE) break;
-      TurnRecord r;
-      r.stored.seq = s.Int(0);
-      r.stored.turn.id = s.Text(1);
-      r.stored.turn.speaker = s.Text(2);
-      r.stored.turn.text = s.Text(3);
-      r.stored.turn.time_ms = s.Int(4);
-      r.stored.turn.session = s.Text(5);
-      if (!s.IsNull(6)) {
-        r.embedder_id = s.Text(6);
-        int64_t dim = s.Int(7);
-        std::string_view blob = s.Blob(8);
-        if (dim < 0 || blob.size() != static_cast<size_t>(dim) * sizeof(float)) {
-          return Status::Corruption(fmt::format("{}: vector of turn {} has {} bytes for dim {}",
-                                                ctx, r.stored.seq, blob.size(), dim));
-        }
-        r.vector.resize(dim);
-        if (dim > 0) std::memcpy(r.vector.data(), blob.data(), blob.size());
-      }
-      out.push_back(std::move(r));
-    }
-  }
-  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
-  return out;
-}
-
-Status SqliteStore::ForEachUserRow(const UserKey& key, const char* sql, const std::string& ctx,
-                                   const std::function<Status(Stmt&)>& row) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Txn txn(db());
-  RETURN_IF_ERROR(txn.Begin(/*immediate=*/false).WithContext(ctx));
-  StatusOr<std::optional<int64_t>> user = FindUser(key);
-  if (!user.ok()) return user.status().WithContext(ctx);
-  if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
-  StatusOr<sqlite3_stmt*> raw = Prepare(sql);
-  if (!raw.ok()) return raw.status().WithContext(ctx);
-  Stmt s(db(), *raw);
-  s.Bind(1, **user);
-  for (;;) {
-    int rc = 0;
-    RETURN_IF_ERROR(s.Step("read rows", &rc).WithContext(ctx));
-    if (rc == SQLITE_DONE) break;
-    RETURN_IF_ERROR(row(s).WithContext(ctx));
-  }
+  RETURN_IF_ERROR(read(**user).WithContext(ctx));
   return txn.Commit().WithContext(ctx);
 }
 
-StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key) {
-  std::vector<Assertion> out;
-  RETURN_IF_ERROR(ForEachUserRow(key, kLoadAssertions, "load assertions for " + UserName(key), [&](Stmt& s) {
+Status SqliteStore::ForEachRow(int64_t user_id, const char* sql, const std::function<Status(Stmt&)>& row) {
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(sql));
+  Stmt s(db(), raw);
+  s.Bind(1, user_id);
+  for (;;) {
+    int rc = 0;
+    RETURN_IF_ERROR(s.Step("read rows", &rc));
+    if (rc == SQLITE_DONE) return Status::Ok();
+    RETURN_IF_ERROR(row(s));
+  }
+}
+
+Status SqliteStore::ReadTurns(int64_t user_id, std::vector<TurnRecord>* out) {
+  return ForEachRow(user_id, kLoadTurns, [&](Stmt& s) {
+    TurnRecord r;
+    r.stored.seq = s.Int(0);
+    r.stored.turn.id = s.Text(1);
+    r.stored.turn.speaker = s.Text(2);
+    r.stored.turn.text = s.Text(3);
+    r.stored.turn.time_ms = s.Int(4);
+    r.stored.turn.session = s.Text(5);
+    if (!s.IsNull(6)) {
+      r.embedder_id = s.Text(6);
+      int64_t dim = s.Int(7);
+      std::string_view blob = s.Blob(8);
+      if (dim < 0 || blob.size() != static_cast<size_t>(dim) * sizeof(float)) {
+        return Status::Corruption(
+            fmt::format("vector of turn {} has {} bytes for dim {}", r.stored.seq, blob.size(), dim));
+      }
+      r.vector.resize(dim);
+      if (dim > 0) std::memcpy(r.vector.data(), blob.data(), blob.size());
+    }
+    out->push_back(std::move(r));
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::ReadAssertions(int64_t user_id, std::vector<Assertion>* out) {
+  return ForEachRow(user_id, kLoadAssertions, [&](Stmt& s) {
     Assertion a;
     a.id = s.Int(0);
     a.source_seq = s.IsNull(1) ? 0 : s.Int(1);
@@ -874,15 +897,131 @@ StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key)
     a.time_ms = s.Int(12);
     a.confidence = static_cast<float>(s.Double(13));
     a.explicit_fact = s.Int(14) != 0;
-    out.push_back(std::move(a));
+    out->push_back(std::move(a));
     return Status::Ok();
+  });
+}
+
+Status SqliteStore::ReadFeedback(int64_t user_id, std::vector<Feedback>* out) {
+  return ForEachRow(user_id, kLoadFeedback, [&](Stmt& s) {
+    Feedback f;
+    f.query_id = s.Text(0);
+    f.query = s.Text(1);
+    try {
+      f.used = nlohmann::json::parse(s.Text(2)).get<std::vector<std::string>>();
+      f.wrong = nlohmann::json::parse(s.Text(3)).get<std::vector<std::string>>();
+      f.missed = nlohmann::json::parse(s.Text(4)).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& ex) {
+      return Status::Corruption(fmt::format("feedback on query {}: {}", f.query_id, ex.what()));
+    }
+    f.time_ms = s.Int(5);
+    out->push_back(std::move(f));
+    return Status::Ok();
+  });
+}
+
+StatusOr<std::vector<TurnRecord>> SqliteStore::LoadTurns(const UserKey& key) {
+  std::vector<TurnRecord> out;
+  RETURN_IF_ERROR(ReadUserTxn(key, "load turns for " + UserName(key), [&](int64_t id) { return ReadTurns(id, &out); }));
+  return out;
+}
+
+StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key) {
+  std::vector<Assertion> out;
+  RETURN_IF_ERROR(ReadUserTxn(key, "load assertions for " + UserName(key),
+                              [&](int64_t id) { return ReadAssertions(id, &out); }));
+  return out;
+}
+
+StatusOr<UserSnapshot> SqliteStore::LoadUser(const UserKey& key) {
+  UserSnapshot out;
+  RETURN_IF_ERROR(ReadUserTxn(key, "load user " + UserName(key), [&](int64_t id) -> Status {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kVersionOf));
+    {
+      Stmt s(db(), raw);
+      s.Bind(1, id);
+      int rc = 0;
+      RETURN_IF_ERROR(s.Step("read version", &rc));
+      out.version = static_cast<uint64_t>(s.Int(0));
+    }
+    RETURN_IF_ERROR(ReadTurns(id, &out.turns));
+    RETURN_IF_ERROR(ReadAssertions(id, &out.assertions));
+    return ReadFeedback(id, &out.feedback);
   }));
   return out;
 }
 
+StatusOr<uint64_t> SqliteStore::UserVersion(const UserKey& key) {
+  const std::string ctx = "read version of " + UserName(key);
+  std::lock_guard<std::mutex> lock(version_mu_);
+  if (!version_stmt_) {
+    const char* file = sqlite3_db_filename(db(), "main");  // absolute: a relative path_ may be a URI
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(file, &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    DbPtr conn(raw);
+    if (rc != SQLITE_OK) return FromSqlite(raw, rc, ctx);
+    sqlite3_extended_result_codes(raw, 1);
+    rc = sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+    if (rc != SQLITE_OK) return FromSqlite(raw, rc, ctx);
+    sqlite3_stmt* stmt = nullptr;
+    rc = sqlite3_prepare_v3(raw, kSelectUserVersion, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    StmtPtr owned(stmt);
+    if (rc != SQLITE_OK) return FromSqlite(raw, rc, ctx);
+    version_db_ = std::move(conn);
+    version_stmt_ = std::move(owned);
+  }
+  Stmt s(version_db_.get(), version_stmt_.get());
+  s.Bind(1, key.tenant);
+  s.Bind(2, key.user);
+  int rc = 0;
+  RETURN_IF_ERROR(s.Step("read version", &rc).WithContext(ctx));
+  if (rc != SQLITE_ROW) return Status::NotFound(ctx + ": unknown user");
+  return static_cast<uint64_t>(s.Int(0));
+}
+
+Status SqliteStore::RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta) {
+  if (base == nullptr || !base->rebase) return Status::Ok();
+  UserSnapshot stored;
+  if (user_id) {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kVersionOf));
+    Stmt s(db(), raw);
+    s.Bind(1, *user_id);
+    int rc = 0;
+    RETURN_IF_ERROR(s.Step("read version", &rc));
+    stored.version = static_cast<uint64_t>(s.Int(0));
+  }
+  if (stored.version == base->version) return Status::Ok();
+  if (user_id) {
+    RETURN_IF_ERROR(ReadTurns(*user_id, &stored.turns));
+    RETURN_IF_ERROR(ReadAssertions(*user_id, &stored.assertions));
+    RETURN_IF_ERROR(ReadFeedback(*user_id, &stored.feedback));
+  }
+  if (delta != nullptr) *delta = GraphDelta();
+  return base->rebase(std::move(stored), delta);
+}
+
+StatusOr<uint64_t> SqliteStore::BumpVersion(int64_t user_id) {
+  uint64_t version = 0;
+  {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kNextVersion));
+    Stmt s(db(), raw);
+    int rc = 0;
+    RETURN_IF_ERROR(s.Step("next version", &rc));
+    if (rc != SQLITE_ROW) return Status::Corruption("write_counter has no row");
+    version = static_cast<uint64_t>(s.Int(0));
+    RETURN_IF_ERROR(s.Step("next version", &rc));  // a RETURNING statement finishes on DONE
+  }
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kSetVersion));
+  Stmt s(db(), raw);
+  s.Bind(1, user_id);
+  s.Bind(2, static_cast<int64_t>(version));
+  RETURN_IF_ERROR(s.Run("set version"));
+  return version;
+}
+
 StatusOr<std::vector<GraphEdge>> SqliteStore::LoadEdges(const UserKey& key) {
   std::vector<GraphEdge> out;
-  RETURN_IF_ERROR(ForEachUserRow(key, kLoadEdges, "load edges for " + UserName(key), [&](Stmt& s) {
+  auto row = [&](Stmt& s) -> Status {
     GraphEdge e;
     e.key = s.Text(0);
     e.source = s.Text(1);
@@ -903,7 +1042,9 @@ StatusOr<std::vector<GraphEdge>> SqliteStore::LoadEdges(const UserKey& key) {
     }
     out.push_back(std::move(e));
     return Status::Ok();
-  }));
+  };
+  RETURN_IF_ERROR(ReadUserTxn(key, "load edges for " + UserName(key),
+                              [&](int64_t id) { return ForEachRow(id, kLoadEdges, row); }));
   return out;
 }
 
@@ -988,7 +1129,7 @@ Status SqliteStore::UpdateVectors(const UserKey& key, const std::vector<TurnReco
   return txn.Commit().WithContext(ctx);
 }
 
-Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback) {
+Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback, WriteBase* base) {
   const std::string ctx = "store feedback for " + UserName(key);
   std::lock_guard<std::mutex> lock(mu_);
   Txn txn(db());
@@ -996,6 +1137,7 @@ Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback)
   StatusOr<std::optional<int64_t>> user = FindUser(key);
   if (!user.ok()) return user.status().WithContext(ctx);
   if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");
+  RETURN_IF_ERROR(RebaseIfMoved(*user, base, nullptr).WithContext(ctx));
   for (auto [field, ids] : {std::pair<const char*, const std::vector<std::string>*>{"used", &feedback.used},
                             {"wrong", &feedback.wrong}, {"missed", &feedback.missed}}) {
     for (const std::string& id : *ids) {
@@ -1027,26 +1169,17 @@ Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback)
     s.Bind(8, NowMs());
     RETURN_IF_ERROR(s.Run("insert feedback").WithContext(ctx));
   }
-  return txn.Commit().WithContext(ctx);
+  StatusOr<uint64_t> version = BumpVersion(**user);
+  if (!version.ok()) return version.status().WithContext(ctx);
+  RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
+  if (base != nullptr) base->committed = *version;
+  return Status::Ok();
 }
 
 StatusOr<std::vector<Feedback>> SqliteStore::LoadFeedback(const UserKey& key) {
   std::vector<Feedback> out;
-  RETURN_IF_ERROR(ForEachUserRow(key, kLoadFeedback, "load feedback for " + UserName(key), [&](Stmt& s) {
-    Feedback f;
-    f.query_id = s.Text(0);
-    f.query = s.Text(1);
-    try {
-      f.used = nlohmann::json::parse(s.Text(2)).get<std::vector<std::string>>();
-      f.wrong = nlohmann::json::parse(s.Text(3)).get<std::vector<std::string>>();
-      f.missed = nlohmann::json::parse(s.Text(4)).get<std::vector<std::string>>();
-    } catch (const nlohmann::json::exception& ex) {
-      return Status::Corruption(fmt::format("feedback on query {}: {}", f.query_id, ex.what()));
-    }
-    f.time_ms = s.Int(5);
-    out.push_back(std::move(f));
-    return Status::Ok();
-  }));
+  RETURN_IF_ERROR(ReadUserTxn(key, "load feedback for " + UserName(key),
+                              [&](int64_t id) { return ReadFeedback(id, &out); }));
   return out;
 }
 

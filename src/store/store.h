@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,10 +61,37 @@ inline std::string PendingTurnId(size_t record_index) { return fmt::format("\x1f
 // prefix of assertion_keys) with assigned_ids[record_index]. False if one names no record.
 bool ResolvePendingTurnIds(GraphEdge* e, const std::vector<std::string>& assigned_ids);
 
+// Everything stored for one user, read in one snapshot.
+struct UserSnapshot {
+  std::vector<TurnRecord> turns;       // seq order
+  std::vector<Assertion> assertions;   // as LoadAssertions
+  std::vector<Feedback> feedback;      // as LoadFeedback
+  uint64_t version = 0;                // see Store::UserVersion
+};
+
+// The state of the user a write was computed from. Processes (and Store instances) share a
+// data directory, so the stored user may have moved on since the caller read it: the store then
+// calls `rebase` inside its write transaction, before writing anything, with what is stored
+// now, and the caller recomputes the write from that (for AppendTurns its delta: edges are
+// upserted whole, so a delta from a stale graph would overwrite another writer's provenance).
+// `rebase` must not call the store.
+struct WriteBase {
+  uint64_t version = 0;  // the version the caller's copy reflects; 0: the user was not stored
+  std::function<Status(UserSnapshot&& stored, GraphDelta* delta)> rebase;  // may be empty
+  uint64_t committed = 0;  // out: the user's version after the write
+};
+
 // Stores are thread-safe: every method may be called from any thread.
 class Store {
  public:
   virtual ~Store() = default;
+
+  // The user's version: changes with every committed AppendTurns or AppendFeedback and grows
+  // across all users of the store, so a copy at version v is current iff the stored version is
+  // <= v. NotFound if the user is unknown. Cheap: searches call it before reading a cached user.
+  virtual StatusOr<uint64_t> UserVersion(const UserKey& key) = 0;
+  // Turns, assertions, feedback and version in one snapshot. NotFound if the user is unknown.
+  virtual StatusOr<UserSnapshot> LoadUser(const UserKey& key) = 0;
 
   // Appends the records to the user's log in one transaction, creating tenant and user on
   // first use. Assigns stored.seq (next in the user's order) and stored.turn.id (AssignedTurnId)
@@ -75,8 +104,15 @@ class Store {
   // turns they name (those of duplicate records are skipped) and its edges are upserted, with
   // pending turn ids (PendingTurnId) replaced by the ids assigned here. With an empty `records`
   // and a non-empty delta (explicit facts) the user is created if needed.
-  virtual Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records,
-                             const GraphDelta* delta) = 0;
+  //
+  // With `base`, the write is checked against the stored version first (WriteBase) and
+  // base->committed is set; `delta` may then be rewritten by base->rebase.
+  virtual Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
+                             WriteBase* base) = 0;
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, const GraphDelta* delta) {
+    GraphDelta copy = delta != nullptr ? *delta : GraphDelta();
+    return AppendTurns(key, records, &copy, nullptr);
+  }
   Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records) {
     return AppendTurns(key, records, nullptr);
   }
@@ -100,8 +136,11 @@ class Store {
   // Appends feedback to the user's log in one transaction, after checking (in it) that every
   // turn id in used/wrong/missed is one of the user's turns: InvalidArgument naming the first
   // id that is not, NotFound if the user is unknown. `feedback.time_ms` is stored as given;
-  // the store adds recorded_at (its clock).
-  virtual Status AppendFeedback(const UserKey& key, const Feedback& feedback) = 0;
+  // the store adds recorded_at (its clock). With `base` as in AppendTurns (its delta is null).
+  virtual Status AppendFeedback(const UserKey& key, const Feedback& feedback, WriteBase* base) = 0;
+  Status AppendFeedback(const UserKey& key, const Feedback& feedback) {
+    return AppendFeedback(key, feedback, nullptr);
+  }
   // The user's feedback in order of arrival. NotFound if unknown.
   virtual StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& key) = 0;
 
