@@ -142,6 +142,36 @@ BENCHMARK(BM_Search)
                     static_cast<int>(Method::kFusion)}})
     ->Unit(benchmark::kMicrosecond);
 
+// The check every search makes before reading a cached user (Store::UserVersion: another
+// process may have written it), on a store of range(0) users.
+void BM_UserVersion(benchmark::State& state) {
+  std::string dir = TempDir("version");
+  auto store = OpenSqliteStore(dir, true, Durability::kOff);
+  if (!store.ok()) {
+    state.SkipWithError(store.status().ToString().c_str());
+    return;
+  }
+  const int64_t users = state.range(0);
+  for (int64_t u = 0; u < users; ++u) {
+    std::vector<TurnRecord> r(1);
+    r[0].stored.turn.text = "hello";
+    if (!(*store)->AppendTurns({"bench", fmt::format("u{}", u)}, &r).ok()) state.SkipWithError("append failed");
+  }
+  int64_t i = 0;
+  const std::vector<std::string> names = [&] {
+    std::vector<std::string> v;
+    for (int64_t u = 0; u < users; ++u) v.push_back(fmt::format("u{}", u));
+    return v;
+  }();
+  for (auto _ : state) {
+    auto v = (*store)->UserVersion({"bench", names[static_cast<size_t>(i++ % users)]});
+    benchmark::DoNotOptimize(v);
+  }
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_UserVersion)->Arg(1)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace ontomem
 

@@ -7,6 +7,7 @@
 
 #include "engine/memory_impl.h"
 #include "fake_embedder.h"
+#include "store/read_only_store.h"
 #include "store/store.h"
 #include "test_util.h"
 
@@ -245,6 +246,41 @@ TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
     ASSERT_TRUE((*mem)->Search(kAna, "jazz", {}).ok());
     EXPECT_EQ(other->calls.load(), 1);  // rewritten vectors were persisted
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A data directory opened read-only (what OpenSqliteStore does when it cannot write there):
+// searches work, also with another embedder (recomputed vectors stay in memory), and writes
+// fail saying why.
+TEST(MemorySqlite, ReadOnlyStoreServesSearchesAndRefusesWrites) {
+  const std::string dir = testing::MakeTempDir("ontomem-mem");
+  Options o;
+  o.data_dir = dir;
+  o.embedder = std::make_shared<FakeEmbedder>();
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
+  {
+    auto mem = Memory::Open(o);
+    ASSERT_TRUE(mem.ok()) << mem.status().ToString();
+    ASSERT_TRUE((*mem)->IngestBatch(kAna, {T("D1:1", "Ana", "I love jazz records"),
+                                           T("D1:2", "Ana", "Sunday brunch with my aunt")})
+                    .ok());
+  }
+  auto other = std::make_shared<FakeEmbedder>(32, "fake-32");
+  o.embedder = other;
+  auto store = OpenSqliteStoreReadOnly(dir);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  MemoryImpl mem(o, std::move(*store), other);
+  auto r = mem.Search(kAna, "jazz", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->hits.empty());
+  EXPECT_EQ(r->hits[0].turn.turn.id, "D1:1");
+  EXPECT_EQ(mem.ListUsers("acme").value(), std::vector<std::string>{"ana"});
+  EXPECT_EQ(mem.Turns(kAna)->size(), 2u);
+  for (const Status& st : {mem.Ingest(kAna, T("D1:3", "Ana", "new")), mem.Forget(kAna)}) {
+    EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition) << st.ToString();
+    EXPECT_NE(st.message().find("read-only"), std::string::npos) << st.ToString();
+  }
+  EXPECT_EQ(mem.Turns(kAna)->size(), 2u);
   std::filesystem::remove_all(dir);
 }
 

@@ -352,6 +352,21 @@ TEST(PrefEvalCompose, ErrorsNameTheFile) {
   EXPECT_NE(st.message().find("explicit_preference"), std::string::npos) << st.message();
 }
 
+// A session_<n> that is not a list of turns would lose that session from the filler.
+TEST(PrefEvalCompose, FillerSessionThatIsNotAListIsRefused) {
+  Fixture fx;
+  json doc = json::parse(std::ifstream(fx.filler));
+  doc[1]["conversation"]["session_3"] = {{"text", "a session as an object"}};
+  const std::string bad = fx.dir + "/session_not_list.json";
+  WriteFile(bad, doc.dump());
+  std::string out;
+  Status st = ComposePrefEval({fx.prefeval, bad, "explicit", 1, {}}, &out);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find(bad + ": [1].conversation.session_3: not a list of turns"), std::string::npos)
+      << st.message();
+  EXPECT_TRUE(out.empty());
+}
+
 // Persona conversations do not say which user turn states the preference: the composer labels
 // the one sharing the most content terms (at least two, strictly most) and leaves the rest out.
 TEST(PrefEvalCompose, PersonaLabelsTheStatingTurnAndLeavesOutAmbiguousItems) {

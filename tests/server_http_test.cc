@@ -284,6 +284,26 @@ TEST_F(ServerTest, TurnPagination) {
   EXPECT_EQ(Get("/v1/users/ana/turns?offset=x")->status, 400);
 }
 
+// An offset far past the user's turns is an empty last page; one over the maximum (or not
+// a size_t at all) is a 400 naming the parameter and its range.
+TEST_F(ServerTest, TurnsOffsetPastTheEndOrOverTheMaximum) {
+  Ingest("ana", R"([{"speaker":"A","text":"one"},{"speaker":"A","text":"two"}])");
+  for (const char* offset : {"2", "1000000", "1099511627776"}) {
+    auto r = Get(std::string("/v1/users/ana/turns?offset=") + offset);
+    ASSERT_EQ(r->status, 200) << offset << ": " << r->body;
+    auto page = json::parse(r->body);
+    EXPECT_EQ(page["turns"], json::array()) << offset;
+    EXPECT_EQ(page["total"], 2) << offset;
+    EXPECT_TRUE(page["next_offset"].is_null()) << offset;
+  }
+  for (const char* offset : {"1099511627777", "18446744073709551615", "18446744073709551616", "-1", "1e3"}) {
+    auto r = Get(std::string("/v1/users/ana/turns?offset=") + offset);
+    ASSERT_EQ(r->status, 400) << offset << ": " << r->body;
+    EXPECT_EQ(Err(r)["code"], "invalid_argument") << offset;
+    EXPECT_EQ(Err(r)["message"], "offset: expected an integer in 0..1099511627776") << offset;
+  }
+}
+
 TEST_F(ServerTest, UserNamesAreUrlDecoded) {
   Ingest("an%2Fna%20b", R"([{"speaker":"A","text":"slash user"}])");
   auto users = json::parse(Get("/v1/users")->body)["users"];

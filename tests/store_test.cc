@@ -1,11 +1,16 @@
 // Store contract tests, run against the SQLite store and the in-memory fake, plus SQLite-only
 // tests for files on disk (reopen, foreign files, newer schema, concurrent instances).
+#include <grp.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <set>
@@ -16,6 +21,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "store/read_only_store.h"
 #include "store/store.h"
 #include "test_util.h"
 
@@ -822,6 +828,29 @@ TEST_F(SqliteStoreTest, CreatesMissingDirectoriesAndSharesDirWithOtherFiles) {
   EXPECT_EQ(ReadBytes((fs::path(dir_) / "notes.txt").string()), "not ours");
 }
 
+// SQLite would read "file:x/ontomem.db" as a URI naming x/ontomem.db (or fail on its query).
+TEST_F(SqliteStoreTest, DataDirectoryNamedLikeAUriIsADirectory) {
+  struct Chdir {
+    const fs::path back = fs::current_path();
+    explicit Chdir(const std::string& to) { fs::current_path(to); }
+    ~Chdir() { fs::current_path(back); }
+  } in_dir(dir_);
+  for (const std::string name : {"file:x", "file:y?mode=memory"}) {
+    {
+      auto s = OpenSqliteStore(name, true, Durability::kNormal);
+      ASSERT_TRUE(s.ok()) << name << ": " << s.status().ToString();
+      std::vector<TurnRecord> r = {Rec("a", "Ana", "stored in " + name)};
+      ASSERT_TRUE((*s)->AppendTurns({"t", "u"}, &r).ok());
+    }
+    EXPECT_TRUE(fs::is_regular_file(fs::path(dir_) / name / kDatabaseFileName)) << name;
+    auto s = OpenSqliteStore(name, false, Durability::kNormal);
+    ASSERT_TRUE(s.ok()) << name << ": " << s.status().ToString();
+    EXPECT_EQ(LoadOrDie(s->get(), {"t", "u"}).at(0).stored.turn.text, "stored in " + name);
+  }
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "x"));
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "y"));
+}
+
 TEST_F(SqliteStoreTest, EmptyFileIsANewDatabase) {
   WriteBytes(db_path_, "");
   auto store = Open(false);
@@ -906,6 +935,237 @@ TEST_F(SqliteStoreTest, TwoInstancesAndThreadsLoseNothing) {
     }
     EXPECT_EQ(ids.size(), got.size());
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read-only data directories.
+
+// Two turns of t/u, closed (no -wal or -shm left).
+void Populate(const std::string& dir) {
+  auto s = OpenSqliteStore(dir, true, Durability::kNormal);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  std::vector<TurnRecord> r = {Rec("a", "Ana", "kept", 1, {1.5f, 2.5f}, "e"), Rec("b", "Ana", "also kept", 2)};
+  ASSERT_TRUE((*s)->AppendTurns({"t", "u"}, &r).ok());
+}
+
+// "" if the store reads t/u (as Populate wrote it) and refuses a write with FailedPrecondition
+// naming the read-only reason `why`; else what went wrong.
+std::string ReadsAndRefusesWrites(Store* store, const std::string& why) {
+  auto turns = store->LoadTurns({"t", "u"});
+  if (!turns.ok()) return "LoadTurns: " + turns.status().ToString();
+  if (turns->size() != 2 || (*turns)[0].stored.turn.text != "kept") return "LoadTurns: wrong turns";
+  auto users = store->ListUsers("t");
+  if (!users.ok() || *users != std::vector<std::string>{"u"}) return "ListUsers failed";
+  std::vector<TurnRecord> more = {Rec("c", "Ana", "new")};
+  Status st = store->AppendTurns({"t", "u"}, &more);
+  if (st.code() != StatusCode::kFailedPrecondition || st.message().find("read-only") == std::string::npos ||
+      st.message().find(why) == std::string::npos)
+    return "AppendTurns: " + st.ToString();
+  return "";
+}
+
+// Runs `check` in a child process as a user file permissions apply to: root (CI) drops to
+// nobody there. Returns what `check` returned, or "skip: <why>" when that is impossible.
+std::string RunUnprivileged(const std::string& dir, const std::function<std::string()>& check) {
+  constexpr uid_t kNobody = 65534;
+  int out[2];
+  if (pipe(out) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    close(out[0]);
+    std::string result;
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0)) {
+      result = "skip: running as root and cannot drop to uid 65534";
+    } else if (access(dir.c_str(), R_OK | X_OK) != 0) {
+      result = "skip: uid " + std::to_string(geteuid()) + " cannot reach " + dir + " (set TMPDIR)";
+    } else {
+      result = check();
+    }
+    ssize_t ignored = write(out[1], result.data(), result.size());
+    (void)ignored;
+    _exit(0);
+  }
+  close(out[1]);
+  std::string result;
+  char buf[512];
+  for (ssize_t n; (n = read(out[0], buf, sizeof(buf))) > 0;) result.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "child failed: " + result;
+  return result;
+}
+
+// Keeps a database open in another process (a running server), so its -wal and -shm exist.
+class HeldOpen {
+ public:
+  explicit HeldOpen(const std::string& db) {
+    int ready[2], stop[2];
+    if (pipe(ready) != 0 || pipe(stop) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(ready[0]);
+      close(stop[1]);
+      sqlite3* h = nullptr;
+      char c = sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+                       sqlite3_exec(h, "SELECT count(*) FROM turns", nullptr, nullptr, nullptr) == SQLITE_OK
+                   ? 'y'
+                   : 'n';
+      ssize_t ignored = write(ready[1], &c, 1);
+      ignored = read(stop[0], &c, 1);  // returns at EOF: the parent closed its end
+      (void)ignored;
+      _exit(0);
+    }
+    close(ready[1]);
+    close(stop[0]);
+    stop_ = stop[1];
+    char c = 'n';
+    ok_ = read(ready[0], &c, 1) == 1 && c == 'y';
+    close(ready[0]);
+  }
+  ~HeldOpen() {
+    if (stop_ >= 0) close(stop_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  pid_t pid_ = -1;
+  int stop_ = -1;
+  bool ok_ = false;
+};
+
+// Skips on "skip: ...", else expects RunUnprivileged's result to be empty.
+#define EXPECT_UNPRIVILEGED_OK(result)                                            \
+  do {                                                                            \
+    if ((result).starts_with("skip: ")) GTEST_SKIP() << (result).substr(6);       \
+    EXPECT_EQ((result), "");                                                      \
+  } while (0)
+
+TEST_F(SqliteStoreTest, ReadOnlyOpenReadsAndRefusesWritesNamingWhy) {
+  ASSERT_NO_FATAL_FAILURE(Populate(dir_));
+  const std::string before = ReadBytes(db_path_);
+  {
+    auto s = OpenSqliteStoreReadOnly(dir_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    Store* store = s->get();
+    EXPECT_EQ(ReadsAndRefusesWrites(store, db_path_ + " was opened read-only"), "");
+    const UserKey key{"t", "u"};
+    EXPECT_TRUE(*store->HasUser(key));
+    EXPECT_EQ(store->GetTenantStats("t")->turns, 2);
+    EXPECT_TRUE(store->LoadAssertions(key).ok());
+    EXPECT_TRUE(store->LoadEdges(key).ok());
+    EXPECT_TRUE(store->LoadFeedback(key).ok());
+    Feedback f;
+    f.query_id = "q";
+    f.used = {"a"};
+    for (const Status& st : {store->DeleteUser(key), store->AppendFeedback(key, f)}) {
+      EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition) << st.ToString();
+      EXPECT_NE(st.message().find("read-only"), std::string::npos) << st.ToString();
+    }
+    // The engine's write-back of vectors recomputed on load is skipped, not an error.
+    std::vector<TurnRecord> turns = LoadOrDie(store, key);
+    ASSERT_EQ(turns.size(), 2u);
+    turns[1].vector = {3.0f};
+    turns[1].embedder_id = "e2";
+    EXPECT_TRUE(store->UpdateVectors(key, {turns[1]}).ok());
+    EXPECT_TRUE(LoadOrDie(store, key)[1].vector.empty());
+  }
+  EXPECT_EQ(ReadBytes(db_path_), before);
+  auto rw = Open(false);
+  ASSERT_NE(rw, nullptr);
+  std::vector<TurnRecord> more = {Rec("c", "Ana", "new")};
+  EXPECT_TRUE(rw->AppendTurns({"t", "u"}, &more).ok());
+}
+
+TEST_F(SqliteStoreTest, ReadOnlyOpenNeedsTheLatestSchema) {
+  auto missing = OpenSqliteStoreReadOnly(dir_);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
+  EXPECT_FALSE(fs::exists(db_path_));
+  ASSERT_NO_FATAL_FAILURE(Populate(dir_));
+  RawExec(db_path_, "DROP TABLE write_counter; ALTER TABLE users DROP COLUMN version; "
+                    "DROP TABLE feedback; DROP TABLE edges; DROP TABLE assertions; "
+                    "ALTER TABLE users DROP COLUMN turn_count; ALTER TABLE users DROP COLUMN text_bytes; "
+                    "DELETE FROM schema_version WHERE version >= 2;");
+  auto s = OpenSqliteStoreReadOnly(dir_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("at schema 1 and this build needs 4"), std::string::npos)
+      << s.status().ToString();
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
+}
+
+// Permission tests: root ignores file modes, so as root they run in a child that drops to nobody.
+
+TEST_F(SqliteStoreTest, UnwritableDirectoryReadsWhileAnotherProcessHasTheDatabaseOpen) {
+  ASSERT_NO_FATAL_FAILURE(Populate(dir_));
+  HeldOpen server(db_path_);
+  ASSERT_TRUE(server.ok());
+  ASSERT_TRUE(fs::exists(db_path_ + "-shm"));
+  ASSERT_EQ(chmod(dir_.c_str(), 0555), 0);
+  const std::string dir = dir_;
+  const std::string result = RunUnprivileged(dir_, [dir] {
+    auto s = OpenSqliteStore(dir, /*create_if_missing=*/true, Durability::kNormal);
+    if (!s.ok()) return "open: " + s.status().ToString();
+    return ReadsAndRefusesWrites(s->get(), "data directory " + dir + " is not writable");
+  });
+  chmod(dir_.c_str(), 0700);
+  EXPECT_UNPRIVILEGED_OK(result);
+}
+
+TEST_F(SqliteStoreTest, UnwritableDirectoryWithoutWalFilesIsAClearError) {
+  ASSERT_NO_FATAL_FAILURE(Populate(dir_));
+  ASSERT_FALSE(fs::exists(db_path_ + "-shm"));
+  const std::string dir = dir_, empty = dir_ + "/empty";
+  ASSERT_TRUE(fs::create_directory(empty));
+  ASSERT_EQ(chmod(empty.c_str(), 0555), 0);
+  ASSERT_EQ(chmod(dir_.c_str(), 0555), 0);
+  const std::string result = RunUnprivileged(dir_, [dir, empty]() -> std::string {
+    auto s = OpenSqliteStore(dir, /*create_if_missing=*/true, Durability::kNormal);
+    const std::string want = "data directory " + dir + " is not writable (ontomem needs to write " +
+                             "ontomem.db-wal/-shm next to the database";
+    if (s.ok()) return "opened: SQLite read WAL without -shm in a read-only directory";
+    if (s.status().code() != StatusCode::kFailedPrecondition ||
+        s.status().message().find(want) == std::string::npos)
+      return s.status().ToString();
+    // A new database cannot be created there either, and the error says why.
+    auto fresh = OpenSqliteStore(empty, true, Durability::kNormal);
+    if (fresh.ok() || fresh.status().message().find("data directory " + empty + " is not writable") ==
+                          std::string::npos)
+      return "create in a read-only directory: " + fresh.status().ToString();
+    return "";
+  });
+  chmod(dir_.c_str(), 0700);
+  chmod(empty.c_str(), 0700);
+  EXPECT_UNPRIVILEGED_OK(result);
+}
+
+// A read-only open in a writable directory leaves -shm with the file's mode (0444); once the
+// file is writable again, writers must not fail on it.
+TEST_F(SqliteStoreTest, UnwritableDatabaseFileReadsAndLeavesWritersWorkingAfterChmod) {
+  ASSERT_NO_FATAL_FAILURE(Populate(dir_));
+  if (geteuid() == 0) {  // the child runs as nobody: give it the directory and the file
+    ASSERT_EQ(chown(dir_.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chown(db_path_.c_str(), 65534, 65534), 0);
+  }
+  ASSERT_EQ(chmod(db_path_.c_str(), 0444), 0);
+  const std::string dir = dir_, db = db_path_;
+  const std::string read = RunUnprivileged(dir_, [dir, db] {
+    auto s = OpenSqliteStore(dir, /*create_if_missing=*/true, Durability::kNormal);
+    if (!s.ok()) return "open: " + s.status().ToString();
+    return ReadsAndRefusesWrites(s->get(), db + " is not writable");
+  });
+  EXPECT_UNPRIVILEGED_OK(read);
+  ASSERT_EQ(chmod(db_path_.c_str(), 0644), 0);
+  const std::string write = RunUnprivileged(dir_, [dir]() -> std::string {
+    auto s = OpenSqliteStore(dir, /*create_if_missing=*/false, Durability::kNormal);
+    if (!s.ok()) return "reopen: " + s.status().ToString();
+    std::vector<TurnRecord> more = {Rec("c", "Ana", "new")};
+    Status st = (*s)->AppendTurns({"t", "u"}, &more);
+    return st.ok() ? "" : "write after chmod: " + st.ToString();
+  });
+  EXPECT_UNPRIVILEGED_OK(write);
 }
 
 }  // namespace

@@ -218,7 +218,10 @@ StatusOr<std::vector<Filler>> LoadFiller(const std::string& path) {
     if (sa == conv->end() || !sa->is_string() || sa->get<std::string>().empty())
       return Status::InvalidArgument(where + ".conversation: missing \"speaker_a\"");
     f.user = sa->get<std::string>();
-    f.sessions = LocomoSessionKeys(f.conversation);
+    std::string not_a_list;
+    f.sessions = LocomoSessionKeys(f.conversation, &not_a_list);
+    if (!not_a_list.empty())
+      return Status::InvalidArgument(fmt::format("{}.conversation.{}: not a list of turns", where, not_a_list));
     if (f.sessions.empty()) return Status::InvalidArgument(where + ".conversation: no session_<n> lists");
     for (const auto& [num, key] : f.sessions) {
       const ojson& turns = f.conversation.at(key);

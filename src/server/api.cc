@@ -16,6 +16,8 @@ namespace {
 
 // Quota refusals: the usage only drops when something is deleted, so retrying soon is useless.
 constexpr const char* kQuotaRetryAfterSec = "3600";
+// Far beyond any user's turns: an offset past the last turn gets an empty page.
+constexpr size_t kMaxTurnsOffset = size_t{1} << 40;
 
 Reply Json(std::string body) {
   Reply r;
@@ -30,9 +32,9 @@ Reply UserError(const Status& st, const Call& call) {
   return StatusReply(st);
 }
 
-// An integer query parameter in [min, max], default `def`; `expected` words the error.
-Status QueryInt(const Call& call, const char* name, size_t def, size_t min, size_t max,
-                const char* expected, size_t* out) {
+// An integer query parameter in [min, max], default `def`. The error names the range: a value
+// over the maximum is a non-negative integer too.
+Status QueryInt(const Call& call, const char* name, size_t def, size_t min, size_t max, size_t* out) {
   *out = def;
   if (!call.params) return Status::Ok();
   auto it = call.params->find(name);
@@ -41,7 +43,7 @@ Status QueryInt(const Call& call, const char* name, size_t def, size_t min, size
   size_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < min || v > max)
-    return Status::InvalidArgument(fmt::format("{}: expected {}", name, expected));
+    return Status::InvalidArgument(fmt::format("{}: expected an integer in {}..{}", name, min, max));
   *out = v;
   return Status::Ok();
 }
@@ -139,8 +141,8 @@ Reply Api::ListUsers(const Call& call) {
 
 Reply Api::GetTurns(const Call& call) {
   size_t offset = 0, limit = 0;
-  Status st = QueryInt(call, "offset", 0, 0, size_t{1} << 40, "a non-negative integer", &offset);
-  if (st.ok()) st = QueryInt(call, "limit", 100, 1, 1000, "an integer in 1..1000", &limit);
+  Status st = QueryInt(call, "offset", 0, 0, kMaxTurnsOffset, &offset);
+  if (st.ok()) st = QueryInt(call, "limit", 100, 1, 1000, &limit);
   if (!st.ok()) return StatusReply(st);
   auto turns = memory_->Turns({call.tenant, call.user});
   if (!turns.ok()) return UserError(turns.status(), call);

@@ -200,6 +200,7 @@ StatusOr<std::string> BadInputMarkdown() {
         {"fact: relation not an id", "POST", ana + "/facts", "acme", R"({"relation":"likes","tail":"peanuts"})", ""},
         {"fact: blank tail", "POST", ana + "/facts", "acme", R"({"relation":"ALLERGIC_TO","tail":"  "})", ""},
         {"turns page: negative offset", "GET", ana + "/turns?offset=-1", "acme", "", ""},
+        {"turns page: offset over 2^40", "GET", ana + "/turns?offset=1099511627777", "acme", "", ""},
         {"turns page: limit 0", "GET", ana + "/turns?limit=0", "acme", "", ""},
         {"turns page: limit not a number", "GET", ana + "/turns?limit=ten", "acme", "", ""},
         {"user: bad percent-encoding", "GET", "/v1/users/an%zz/turns", "acme", "", ""},

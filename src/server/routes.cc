@@ -98,7 +98,9 @@ const std::vector<Route>& RouteTable() {
       {"GET", "/v1/users", "List the tenant's users (sorted).", true, 0, "", "", kJson, R"({"users":["ana","ben"]})",
        &Api::ListUsers},
       {"GET", "/v1/users/{user}/turns", "Read the user's turns in order of arrival, a page at a time.", true, 0,
-       "offset=0: index of the first turn to return (0-based); limit=100: turns per page, 1..1000", "", kJson,
+       "offset=0: index of the first turn to return (0-based), 0..1099511627776 (past the last turn: an "
+       "empty page, next_offset null); limit=100: turns per page, 1..1000",
+       "", kJson,
        R"({"turns":[{"id":"D1:1","seq":1,"speaker":"Ana","text":"I adore old romantic films.","time":1704164645000,"session":"s1"}],"total":2,"next_offset":1})",
        &Api::GetTurns},
       {"GET", "/v1/users/{user}/graph", "The user's memory graph: concepts, edges with weights, validity and provenance.",

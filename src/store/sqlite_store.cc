@@ -1,7 +1,9 @@
 // SQLite implementation of Store: <dir>/ontomem.db, WAL, a versioned schema with ordered
 // migrations. One connection per Store, serialized by a mutex; other Store instances and other
 // processes coordinate through SQLite's file locks (BEGIN IMMEDIATE + busy timeout).
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -25,6 +27,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "store/read_only_store.h"
 #include "store/store.h"
 
 namespace ontomem {
@@ -577,13 +580,33 @@ Status SqliteStore::Init(Durability durability) {
   int rc = sqlite3_busy_timeout(db(), kBusyTimeoutMs);
   if (rc != SQLITE_OK) return FromSqlite(db(), rc, "set busy timeout");
 
+  const bool read_only = sqlite3_db_readonly(db(), "main") == 1;
   // Validate before anything that writes: a foreign or newer file must be left untouched. One
   // read transaction, so a concurrent first open cannot show us half of its migration.
   int version = 0;
   {
     Txn read(db());
-    RETURN_IF_ERROR(read.Begin(/*immediate=*/false).WithContext("open " + path_));
-    ASSIGN_OR_RETURN(version, ReadSchemaVersion());
+    Status st = read.Begin(/*immediate=*/false).WithContext("open " + path_);
+    StatusOr<int> v = st.ok() ? ReadSchemaVersion() : StatusOr<int>(st);
+    // A WAL reader must create -shm when no other connection has the file open.
+    if (!v.ok() && sqlite3_extended_errcode(db()) == SQLITE_READONLY_DIRECTORY) {
+      const std::string dir = std::filesystem::path(path_).parent_path().string();
+      return Status::FailedPrecondition(fmt::format(
+          "open {}: data directory {} is not writable (ontomem needs to write {}-wal/-shm next to "
+          "the database, even to read it)",
+          path_, dir.empty() ? "." : dir, kDatabaseFileName));
+    }
+    ASSIGN_OR_RETURN(version, std::move(v));
+  }
+  if (read_only) {
+    // Nothing below may write; journal mode and schema are the file's as they are.
+    if (version < kLatestSchema) {
+      return Status::FailedPrecondition(fmt::format(
+          "open {}: the database is at schema {} and this build needs {}, but it is read-only, so "
+          "it cannot be migrated",
+          path_, version, kLatestSchema));
+    }
+    return Exec("PRAGMA foreign_keys = ON", "enable foreign keys on " + path_);
   }
 
   RETURN_IF_ERROR(EnableWal());
@@ -1202,11 +1225,20 @@ StatusOr<TenantStats> SqliteStore::GetTenantStats(const std::string& tenant) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool create_if_missing,
-                                                 Durability durability) {
+namespace {
+
+// Write permission for the effective uid; false on a read-only mount even for root.
+bool CanWrite(const std::string& path) {
+  return ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0;
+}
+
+StatusOr<std::unique_ptr<Store>> Open(const std::string& dir, bool create_if_missing,
+                                      Durability durability, bool force_read_only) {
   namespace fs = std::filesystem;
   if (dir.empty()) return Status::InvalidArgument("open store: data directory is empty");
-  const fs::path dir_path(dir);
+  fs::path dir_path(dir);
+  // SQLite reads a name that starts with "file:" as a URI (Debian's build enables URI names).
+  if (dir.starts_with("file:")) dir_path = fs::path(".") / dir_path;
   const std::string path = (dir_path / kDatabaseFileName).string();
 
   std::error_code ec;
@@ -1215,7 +1247,7 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool cr
     return Status::IOError(fmt::format("open store: cannot stat {}: {}", dir, ec.message()));
   }
   if (!fs::exists(dir_status)) {
-    if (!create_if_missing) {
+    if (!create_if_missing || force_read_only) {
       return Status::NotFound(fmt::format("open store: data directory {} does not exist", dir));
     }
     fs::create_directories(dir_path, ec);
@@ -1226,16 +1258,51 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool cr
 
   // A directory that holds other files but no ontomem.db is fine: users point us at ./data.
   const bool exists = fs::exists(fs::path(path), ec);
-  if (!exists && !create_if_missing) {
+  if (!exists && (!create_if_missing || force_read_only)) {
     return Status::NotFound(fmt::format("open store: {} does not exist", path));
+  }
+  // Reading needs no write access: open read-only instead of failing on the first PRAGMA that
+  // writes, and let writes fail naming the reason.
+  std::string read_only_why;
+  if (force_read_only) {
+    read_only_why = fmt::format("{} was opened read-only", path);
+  } else if (!CanWrite(dir_path.string())) {
+    if (!exists) {
+      return Status::FailedPrecondition(
+          fmt::format("open store: cannot create {}: data directory {} is not writable", path, dir));
+    }
+    read_only_why = fmt::format("data directory {} is not writable", dir);
+  } else if (exists && !CanWrite(path)) {
+    read_only_why = fmt::format("{} is not writable", path);
+  }
+  if (read_only_why.empty()) {
+    // SQLite gives -shm/-wal the database file's mode, so a read-only open of a 0444 file leaves
+    // them read-only, and once the file is writable again every write fails on them.
+    for (const char* suffix : {"-shm", "-wal"}) {
+      const std::string side = path + suffix;
+      if (!fs::exists(fs::path(side), ec) || CanWrite(side)) continue;
+      const auto perms = fs::status(fs::path(path), ec).permissions();
+      if (!ec) fs::permissions(fs::path(side), perms | fs::perms::owner_write, ec);
+      if (!CanWrite(side)) {
+        return Status::FailedPrecondition(fmt::format(
+            "open store: {} is not writable, though {} is (left by a read-only open?); make it "
+            "writable, or remove it while no process has the database open",
+            side, path));
+      }
+    }
   }
   // A hot rollback journal (a crash while the first open switched the file to WAL) means the
   // header may be half-written; SQLite rolls it back on open and validation follows anyway.
   const bool hot_journal = fs::file_size(fs::path(path + "-journal"), ec) > 0 && !ec;
   if (exists && !hot_journal) RETURN_IF_ERROR(CheckFileHeader(path));
 
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;  // our own mutex serializes use
-  if (!exists) flags |= SQLITE_OPEN_CREATE;
+  int flags = SQLITE_OPEN_NOMUTEX;  // our own mutex serializes use
+  if (!read_only_why.empty()) {
+    flags |= SQLITE_OPEN_READONLY;
+  } else {
+    flags |= SQLITE_OPEN_READWRITE;
+    if (!exists) flags |= SQLITE_OPEN_CREATE;
+  }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   DbPtr db(raw);
@@ -1243,7 +1310,19 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool cr
 
   auto store = std::make_unique<SqliteStore>(path, std::move(db));
   RETURN_IF_ERROR(store->Init(durability));
-  return std::unique_ptr<Store>(std::move(store));
+  if (read_only_why.empty()) return std::unique_ptr<Store>(std::move(store));
+  return NewReadOnlyStore(std::move(store), std::move(read_only_why));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool create_if_missing,
+                                                 Durability durability) {
+  return Open(dir, create_if_missing, durability, /*force_read_only=*/false);
+}
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStoreReadOnly(const std::string& dir) {
+  return Open(dir, /*create_if_missing=*/false, Durability::kNormal, /*force_read_only=*/true);
 }
 
 }  // namespace ontomem
