@@ -172,6 +172,32 @@ void BM_UserVersion(benchmark::State& state) {
 }
 BENCHMARK(BM_UserVersion)->Arg(1)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
+// A search right after another process (here another Memory on the same directory) wrote one
+// turn to the user: the cached copy is stale and is reloaded whole. User of range(0) turns.
+void BM_SearchAfterOtherWriter(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::string dir = TempDir("other-writer");
+  auto reader = OpenMemory(dir, Durability::kOff);
+  auto writer = OpenMemory(dir, Durability::kOff);
+  UserKey key{"bench", "u"};
+  if (!reader->IngestBatch(key, UserTurns(n)).ok()) state.SkipWithError("ingest failed");
+  const auto& qs = GetCorpus().questions;
+  SearchOptions so;
+  so.method = Method::kDense;
+  size_t i = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    if (!writer->IngestBatch(key, UserTurns(1, n + i)).ok()) state.SkipWithError("write failed");
+    state.ResumeTiming();
+    auto r = reader->Search(key, qs[i++ % qs.size()], so);
+    benchmark::DoNotOptimize(r);
+  }
+  reader.reset();
+  writer.reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_SearchAfterOtherWriter)->Arg(100)->Arg(700)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace ontomem
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "engine/memory_impl.h"
@@ -231,6 +232,18 @@ TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOth
   ASSERT_TRUE(b->Forget(ana_).ok());
   EXPECT_EQ(a->Search(ana_, "the notebook", so).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(a->GraphJson(ana_).status().code(), StatusCode::kNotFound);
+
+  // A re-created user is another user: a's copy of the old one is not caught up but reloaded.
+  ASSERT_TRUE(a->Ingest(ana_, T("E1:1", "I love titanic", 4 * 86400000, "s5")).ok());
+  ASSERT_TRUE(b->Forget(ana_).ok());
+  ASSERT_TRUE(b->IngestBatch(ana_, {T("F1:1", "I hate noise", 5 * 86400000, "s6"),
+                                    T("F1:2", "nothing to see", 5 * 86400000 + 1, "s6")}).ok());
+  auto fresh = a->Search(ana_, "noise", so);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  std::set<std::string> ids;
+  for (const auto& h : fresh->hits) ids.insert(h.turn.turn.id);
+  EXPECT_EQ(ids, (std::set<std::string>{"F1:1", "F1:2"}));
+  EXPECT_EQ(Graph(a.get(), ana_), Graph(b.get(), ana_));
 }
 
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {

@@ -169,6 +169,7 @@ TEST_F(FeedbackTest, MigratesSchemaTwoToLatestKeepingData) {
     ASSERT_TRUE(mem->AddFact(kAna, fact).ok());
   }
   RawExec(db_path_, "DROP TABLE write_counter; ALTER TABLE users DROP COLUMN version; "
+                    "ALTER TABLE users DROP COLUMN created_version; "
                     "DROP TABLE feedback; ALTER TABLE users DROP COLUMN turn_count; "
                     "ALTER TABLE users DROP COLUMN text_bytes; DELETE FROM schema_version WHERE version >= 3;");
   ASSERT_EQ(RawDb(db_path_).Int("SELECT MAX(version) FROM schema_version"), 2);
@@ -176,7 +177,7 @@ TEST_F(FeedbackTest, MigratesSchemaTwoToLatestKeepingData) {
 
   auto mem = Open();
   ASSERT_NE(mem, nullptr);
-  EXPECT_EQ(RawDb(db_path_).Int("SELECT MAX(version) FROM schema_version"), 4);
+  EXPECT_EQ(RawDb(db_path_).Int("SELECT MAX(version) FROM schema_version"), 5);
   auto turns = mem->Turns(kAna);
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 3u);

@@ -544,11 +544,29 @@ TEST_P(StoreTest, VersionsMoveOnWithEveryWriteAndNeverRepeat) {
   ASSERT_EQ(snap->feedback.size(), 1u);
   EXPECT_EQ(snap->feedback[0].query_id, "q1");
 
+  // What came after a cursor, and everything for another incarnation of the user.
+  std::vector<TurnRecord> more = {Rec("D2", "a", "two")};
+  Append(alice_, &more);
+  auto added = store_->LoadUser(alice_, &snap->cursor);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_TRUE(added->since);
+  ASSERT_EQ(added->turns.size(), 1u);
+  EXPECT_EQ(added->turns[0].stored.turn.id, "D2");
+  EXPECT_TRUE(added->feedback.empty());
+  EXPECT_EQ(added->cursor.turns, 2);
+  EXPECT_EQ(added->cursor.feedback, snap->cursor.feedback);
+  EXPECT_EQ(added->cursor.created, snap->cursor.created);
+
   ASSERT_TRUE(store_->DeleteUser(alice_).ok());
   EXPECT_EQ(store_->UserVersion(alice_).status().code(), StatusCode::kNotFound);
-  std::vector<TurnRecord> again = {Rec("D1", "a", "one")};
+  std::vector<TurnRecord> again = {Rec("D1", "a", "one"), Rec("D2", "a", "two"), Rec("D3", "a", "three")};
   Append(alice_, &again);
   EXPECT_GT(*store_->UserVersion(alice_), v2);
+  auto reborn = store_->LoadUser(alice_, &added->cursor);
+  ASSERT_TRUE(reborn.ok());
+  EXPECT_FALSE(reborn->since);
+  EXPECT_EQ(reborn->turns.size(), 3u);
+  EXPECT_NE(reborn->cursor.created, added->cursor.created);
 }
 
 // A write computed from a stale copy is recomputed, inside the store's transaction, from what is
@@ -737,12 +755,12 @@ TEST_F(SqliteStoreTest, ReopenPersists) {
 TEST_F(SqliteStoreTest, IdentifiesItsFile) {
   { ASSERT_NE(Open(), nullptr); }
   EXPECT_NE(RawQueryInt(db_path_, "PRAGMA application_id"), 0);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 4);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 4);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 5);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 5);
   EXPECT_EQ(RawQueryText(db_path_, "PRAGMA journal_mode"), "wal");
   // Opening again applies nothing twice.
   { ASSERT_NE(Open(false), nullptr); }
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 4);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT count(*) FROM schema_version"), 5);
 }
 
 // A database written by schema 1 (before the graph tables) is migrated in place and keeps its
@@ -754,13 +772,14 @@ TEST_F(SqliteStoreTest, MigratesSchemaOneToLatest) {
     ASSERT_TRUE(store->AppendTurns({"t", "u"}, &r).ok());
   }
   RawExec(db_path_, "DROP TABLE write_counter; ALTER TABLE users DROP COLUMN version; "
+                    "ALTER TABLE users DROP COLUMN created_version; "
                     "DROP TABLE feedback; DROP TABLE edges; DROP TABLE assertions; "
                     "ALTER TABLE users DROP COLUMN turn_count; ALTER TABLE users DROP COLUMN text_bytes; "
                     "DELETE FROM schema_version WHERE version >= 2;");
   ASSERT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
   auto store = Open(false);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 4);
+  EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 5);
   auto turns = store->LoadTurns({"t", "u"});
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 1u);
@@ -802,7 +821,7 @@ TEST_F(SqliteStoreTest, NewerSchemaIsFailedPrecondition) {
   { ASSERT_NE(Open(), nullptr); }
   RawExec(db_path_, "INSERT INTO schema_version (version, applied_at) VALUES (7, 0);");
   ExpectOpenFailsUnchanged(StatusCode::kFailedPrecondition,
-                           "newer ontomem (schema 7, this build knows 4)");
+                           "newer ontomem (schema 7, this build knows 5)");
 }
 
 TEST_F(SqliteStoreTest, MissingDirectoryWithoutCreateIsNotFound) {
@@ -880,7 +899,7 @@ TEST_F(SqliteStoreTest, ConcurrentFirstOpensMigrateOnce) {
   for (auto& th : threads) th.join();
   stores.clear();
   const std::string path = (fs::path(fresh) / kDatabaseFileName).string();
-  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 4);
+  EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM schema_version"), 5);
   EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM turns"), kOpeners);
 }
 
@@ -1085,13 +1104,14 @@ TEST_F(SqliteStoreTest, ReadOnlyOpenNeedsTheLatestSchema) {
   EXPECT_FALSE(fs::exists(db_path_));
   ASSERT_NO_FATAL_FAILURE(Populate(dir_));
   RawExec(db_path_, "DROP TABLE write_counter; ALTER TABLE users DROP COLUMN version; "
+                    "ALTER TABLE users DROP COLUMN created_version; "
                     "DROP TABLE feedback; DROP TABLE edges; DROP TABLE assertions; "
                     "ALTER TABLE users DROP COLUMN turn_count; ALTER TABLE users DROP COLUMN text_bytes; "
                     "DELETE FROM schema_version WHERE version >= 2;");
   auto s = OpenSqliteStoreReadOnly(dir_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition) << s.status().ToString();
-  EXPECT_NE(s.status().message().find("at schema 1 and this build needs 4"), std::string::npos)
+  EXPECT_NE(s.status().message().find("at schema 1 and this build needs 5"), std::string::npos)
       << s.status().ToString();
   EXPECT_EQ(RawQueryInt(db_path_, "SELECT MAX(version) FROM schema_version"), 1);
 }

@@ -58,7 +58,10 @@ class GatedStore : public Store {
     return inner_->AppendTurns(key, records, delta, base);
   }
   StatusOr<uint64_t> UserVersion(const UserKey& k) override { return inner_->UserVersion(k); }
-  StatusOr<UserSnapshot> LoadUser(const UserKey& k) override { return inner_->LoadUser(k); }
+  using Store::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& k, const UserCursor* since) override {
+    return inner_->LoadUser(k, since);
+  }
   StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& k) override { return inner_->LoadAssertions(k); }
   StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& k) override { return inner_->LoadEdges(k); }
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return inner_->LoadTurns(k); }

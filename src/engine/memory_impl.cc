@@ -136,6 +136,11 @@ MemoryImpl::SlotPtr MemoryImpl::Acquire(const std::string& cache_key) {
 StatusOr<std::unique_ptr<UserMemory>> MemoryImpl::BuildUserMemory(UserSnapshot&& stored,
                                                                    std::vector<TurnRecord>* stale) {
   auto mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
+  RETURN_IF_ERROR(ApplyStored(std::move(stored), mem.get(), stale));
+  return mem;
+}
+
+Status MemoryImpl::ApplyStored(UserSnapshot&& stored, UserMemory* mem, std::vector<TurnRecord>* stale) {
   const std::string eid = embedder_->id();
   const size_t dim = static_cast<size_t>(embedder_->dim());
   // Vectors from another embedder (or none) are recomputed; the caller may write them back.
@@ -155,7 +160,11 @@ StatusOr<std::unique_ptr<UserMemory>> MemoryImpl::BuildUserMemory(UserSnapshot&&
     r.embedder_id = eid;
     if (stale != nullptr) stale->push_back(r);
   }
-  for (const TurnRecord& r : stored.turns) RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
+  for (const TurnRecord& r : stored.turns) {
+    if (r.stored.seq != static_cast<int64_t>(mem->size()) + 1)
+      return Status::Internal(fmt::format("turn seq {} does not follow {}", r.stored.seq, mem->size()));
+    RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
+  }
   // The graph is rebuilt by replaying the stored assertions in order (the reference); the
   // stored edge snapshot is what inspection tools read.
   std::set<std::string> dirty;
@@ -167,7 +176,7 @@ StatusOr<std::unique_ptr<UserMemory>> MemoryImpl::BuildUserMemory(UserSnapshot&&
   }
   // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
   for (const Feedback& f : stored.feedback) mem->RecordFeedback(f);
-  return mem;
+  return Status::Ok();
 }
 
 Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
@@ -181,18 +190,33 @@ Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
     if (loaded.status().code() == StatusCode::kNotFound && create) {
       slot->mem = std::make_unique<UserMemory>(embedder_->dim(), lexical_);
       slot->version = 0;
+      slot->cursor = UserCursor();
       return Status::Ok();
     }
     return loaded.status();
   }
   const uint64_t version = loaded->version;
+  const UserCursor cursor = loaded->cursor;
   std::vector<TurnRecord> stale;
   ASSIGN_OR_RETURN(auto mem, BuildUserMemory(std::move(*loaded), &stale));
   // Written back once, so a change of embedder needs no separate reindex step.
   if (!stale.empty()) RETURN_IF_ERROR(store_->UpdateVectors(key, stale));
   slot->mem = std::move(mem);
   slot->version = version;
+  slot->cursor = cursor;
   return Status::Ok();
+}
+
+bool MemoryImpl::CatchUp(const UserKey& key, Slot* slot) {
+  auto added = store_->LoadUser(key, &slot->cursor);
+  if (!added.ok() || !added->since) return false;
+  const uint64_t version = added->version;
+  const UserCursor cursor = added->cursor;
+  // Vectors recomputed here are not written back: the next full load does that.
+  if (!ApplyStored(std::move(*added), slot->mem.get(), nullptr).ok()) return false;
+  slot->version = version;
+  slot->cursor = cursor;
+  return true;
 }
 
 void MemoryImpl::DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot) {
@@ -380,7 +404,10 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     {
       std::unique_lock<std::shared_mutex> lock(slot->mu);
       if (rebuilt) slot->mem = std::move(rebuilt);
-      slot->version = base.committed;
+      if (base.committed != 0) {  // 0: the store had nothing to write
+        slot->version = base.committed;
+        slot->cursor = base.cursor;
+      }
       RETURN_IF_ERROR(apply(slot->mem));
       if (!slot->mem) RETURN_IF_ERROR(EnsureLoaded(key, slot.get(), true));
       bytes = slot->mem->MemoryBytes();  // under the lock: writers change it
@@ -419,7 +446,9 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
       // try_lock: writers take write_mu before mu. A write of this process in flight brings the
       // copy up to date in its apply step; until then this process serves what it has.
       if (!write_lock.try_lock()) return fn(*slot->mem);
-      slot->mem.reset();
+      // What another process added is read and applied in place; anything else (the user was
+      // deleted or re-created, a step failed) reloads it whole.
+      if (!CatchUp(key, slot.get())) slot->mem.reset();
     }
     Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
     if (!st.ok()) {

@@ -77,6 +77,7 @@ class MemoryImpl : public Memory {
     std::shared_mutex mu;
     std::unique_ptr<UserMemory> mem;  // null until loaded
     uint64_t version = 0;             // Store::UserVersion that `mem` reflects
+    UserCursor cursor;                // where `mem` stands in the store
     bool evicted = false;
     size_t bytes = 0;
   };
@@ -89,6 +90,12 @@ class MemoryImpl : public Memory {
   // A user's memory from what the store holds; turns whose vectors were recomputed go to
   // `stale` (may be null). Does not call the store.
   StatusOr<std::unique_ptr<UserMemory>> BuildUserMemory(UserSnapshot&& stored, std::vector<TurnRecord>* stale);
+  // Appends the stored turns, replays the assertions and records the feedback, in order.
+  Status ApplyStored(UserSnapshot&& stored, UserMemory* mem, std::vector<TurnRecord>* stale);
+  // With the slot locked exclusively and write_mu held: applies what the store holds after
+  // slot->cursor to slot->mem. False when it cannot (user gone or re-created, a failed step:
+  // slot->mem may then be partly updated and must be reloaded).
+  bool CatchUp(const UserKey& key, Slot* slot);
   // `bytes`: slot->mem->MemoryBytes(), measured by the caller while it held slot->mu.
   void Account(const std::string& cache_key, Slot* slot, size_t bytes);
   // Empty slots of unknown users are not kept (a failed load leaves `slot->mem` null).

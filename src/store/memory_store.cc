@@ -22,11 +22,12 @@ class MemoryStore final : public Store {
     return user->version;
   }
 
-  StatusOr<UserSnapshot> LoadUser(const UserKey& key) override {
+  using Store::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key, const UserCursor* since) override {
     std::lock_guard<std::mutex> lock(mu_);
     const UserData* user = Find(key);
     if (user == nullptr) return Status::NotFound(fmt::format("load user {}/{}: unknown user", key.tenant, key.user));
-    return Snapshot(*user);
+    return Snapshot(*user, since);
   }
 
   Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
@@ -128,8 +129,7 @@ class MemoryStore final : public Store {
       r.duplicate = result[i].duplicate;
       r.stored.turn.id = result[i].id;
     }
-    user->version = ++last_version_;
-    if (base != nullptr) base->committed = user->version;
+    Committed(user, base);
     return Status::Ok();
   }
 
@@ -216,8 +216,7 @@ class MemoryStore final : public Store {
               fmt::format("{}: {} names turn {}, which is not one of the user's turns", ctx, field, id));
     }
     user->feedback.push_back(feedback);
-    user->version = ++last_version_;
-    if (base != nullptr) base->committed = user->version;
+    Committed(user, base);
     return Status::Ok();
   }
 
@@ -251,10 +250,36 @@ class MemoryStore final : public Store {
     std::unordered_map<std::string, size_t> edge_index;  // edge key -> index
     std::vector<Feedback> feedback;
     uint64_t version = 0;
+    uint64_t created = 0;  // version of the first write
   };
 
-  static UserSnapshot Snapshot(const UserData& user) {
-    return {user.turns, user.assertions, user.feedback, user.version};
+  // Assertion ids are 1..n in order, feedback is numbered the same way.
+  static UserCursor CursorOf(const UserData& user) {
+    return {user.created, static_cast<int64_t>(user.turns.size()), static_cast<int64_t>(user.assertions.size()),
+            static_cast<int64_t>(user.feedback.size())};
+  }
+
+  static UserSnapshot Snapshot(const UserData& user, const UserCursor* since = nullptr) {
+    UserSnapshot out;
+    out.version = user.version;
+    out.cursor = CursorOf(user);
+    out.since = since != nullptr && since->created == user.created;
+    const UserCursor from = out.since ? *since : UserCursor();
+    auto tail = [](const auto& v, int64_t after) {
+      return std::vector(v.begin() + std::min<int64_t>(after, static_cast<int64_t>(v.size())), v.end());
+    };
+    out.turns = tail(user.turns, from.turns);
+    out.assertions = tail(user.assertions, from.assertions);
+    out.feedback = tail(user.feedback, from.feedback);
+    return out;
+  }
+
+  void Committed(UserData* user, WriteBase* base) {
+    user->version = ++last_version_;
+    if (user->created == 0) user->created = user->version;
+    if (base == nullptr) return;
+    base->committed = user->version;
+    base->cursor = CursorOf(*user);
   }
 
   // WriteBase: a caller whose copy is not the stored state recomputes its write from it.

@@ -22,7 +22,10 @@ class ReadOnlyStore final : public Store {
   Status UpdateVectors(const UserKey&, const std::vector<TurnRecord>&) override { return Status::Ok(); }
 
   StatusOr<uint64_t> UserVersion(const UserKey& key) override { return base_->UserVersion(key); }
-  StatusOr<UserSnapshot> LoadUser(const UserKey& key) override { return base_->LoadUser(key); }
+  using Store::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key, const UserCursor* since) override {
+    return base_->LoadUser(key, since);
+  }
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) override { return base_->LoadTurns(key); }
   StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& key) override {
     return base_->LoadAssertions(key);

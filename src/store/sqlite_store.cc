@@ -148,6 +148,12 @@ INSERT INTO write_counter (id, value) VALUES (1, 1);
 ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
 UPDATE users SET version = 1;
 )sql"},
+    // The version of the user's first write: tells a re-created user from the one a cached copy
+    // holds, so a copy can be caught up by the rows after it (Store::LoadUser with a cursor).
+    {5, R"sql(
+ALTER TABLE users ADD COLUMN created_version INTEGER NOT NULL DEFAULT 0;
+UPDATE users SET created_version = 1;
+)sql"},
 };
 constexpr int kLatestSchema = kMigrations[std::size(kMigrations) - 1].version;
 
@@ -166,8 +172,17 @@ constexpr const char* kSelectUserVersion =
     "SELECT u.version FROM users u JOIN tenants t ON t.id = u.tenant_id "
     "WHERE t.name = ?1 AND u.name = ?2";
 constexpr const char* kVersionOf = "SELECT version FROM users WHERE id = ?1";
+// UserCursor of a user row: the maxima come from the (user_id, ...) indexes.
+constexpr const char* kCursorOf =
+    "SELECT u.created_version, "
+    "(SELECT COALESCE(MAX(seq), 0) FROM turns WHERE user_id = u.id), "
+    "(SELECT COALESCE(MAX(id), 0) FROM assertions WHERE user_id = u.id), "
+    "(SELECT COALESCE(MAX(id), 0) FROM feedback WHERE user_id = u.id) "
+    "FROM users u WHERE u.id = ?1";
 constexpr const char* kNextVersion = "UPDATE write_counter SET value = value + 1 WHERE id = 1 RETURNING value";
-constexpr const char* kSetVersion = "UPDATE users SET version = ?2 WHERE id = ?1";
+constexpr const char* kSetVersion =
+    "UPDATE users SET version = ?2, "
+    "created_version = CASE created_version WHEN 0 THEN ?2 ELSE created_version END WHERE id = ?1";
 constexpr const char* kMaxSeq = "SELECT COALESCE(MAX(seq), 0) FROM turns WHERE user_id = ?1";
 constexpr const char* kSelectTurnById =
     "SELECT seq, speaker, text, time_ms, session FROM turns WHERE user_id = ?1 AND ext_id = ?2";
@@ -180,7 +195,7 @@ constexpr const char* kLoadTurns =
     "SELECT t.seq, t.ext_id, t.speaker, t.text, t.time_ms, t.session, "
     "       v.embedder_id, v.dim, v.data "
     "FROM turns t LEFT JOIN vectors v ON v.turn_id = t.id "
-    "WHERE t.user_id = ?1 ORDER BY t.seq";
+    "WHERE t.user_id = ?1 AND t.seq > ?2 ORDER BY t.seq";
 constexpr const char* kDeleteUserVectors =
     "DELETE FROM vectors WHERE turn_id IN (SELECT id FROM turns WHERE user_id = ?1)";
 constexpr const char* kDeleteUserTurns = "DELETE FROM turns WHERE user_id = ?1";
@@ -192,7 +207,7 @@ constexpr const char* kInsertFeedback =
     "INSERT INTO feedback (user_id, query_id, query, used, wrong, missed, time_ms, recorded_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 constexpr const char* kLoadFeedback =
-    "SELECT query_id, query, used, wrong, missed, time_ms FROM feedback WHERE user_id = ?1 "
+    "SELECT query_id, query, used, wrong, missed, time_ms FROM feedback WHERE user_id = ?1 AND id > ?2 "
     "ORDER BY id";
 constexpr const char* kAddUserTotals =
     "UPDATE users SET turn_count = turn_count + ?2, text_bytes = text_bytes + ?3 WHERE id = ?1";
@@ -207,7 +222,7 @@ constexpr const char* kInsertAssertion =
 constexpr const char* kLoadAssertions =
     "SELECT a.id, t.seq, t.ext_id, a.head, a.head_is_speaker, a.relation, a.tail, a.tail_type, "
     "a.domain, a.tail_begin, a.tail_end, a.modality, a.time_ms, a.confidence, a.explicit "
-    "FROM assertions a LEFT JOIN turns t ON t.id = a.turn_id WHERE a.user_id = ?1 ORDER BY a.id";
+    "FROM assertions a LEFT JOIN turns t ON t.id = a.turn_id WHERE a.user_id = ?1 AND a.id > ?2 ORDER BY a.id";
 constexpr const char* kUpsertEdge =
     "INSERT INTO edges (user_id, key, source, relation, target, weight, valid_from, valid_to, "
     "recorded_at, promoted, explicit, domain, source_turns, assertion_keys) "
@@ -395,7 +410,8 @@ class SqliteStore final : public Store {
   Status Init(Durability durability);
 
   StatusOr<uint64_t> UserVersion(const UserKey& key) override;
-  StatusOr<UserSnapshot> LoadUser(const UserKey& key) override;
+  using Store::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key, const UserCursor* since) override;
   Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
                      WriteBase* base) override;
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) override;
@@ -435,11 +451,14 @@ class SqliteStore final : public Store {
   Status WriteDelta(int64_t user_id, const std::vector<Assigned>& assigned, const GraphDelta& delta);
   // In one read transaction: finds the user (NotFound if unknown) and calls `read` with its id.
   Status ReadUserTxn(const UserKey& key, const std::string& ctx, const std::function<Status(int64_t)>& read);
-  // Calls `row` for every row `sql` (bound to the user id) returns; in the caller's transaction.
-  Status ForEachRow(int64_t user_id, const char* sql, const std::function<Status(Stmt&)>& row);
-  Status ReadTurns(int64_t user_id, std::vector<TurnRecord>* out);
-  Status ReadAssertions(int64_t user_id, std::vector<Assertion>* out);
-  Status ReadFeedback(int64_t user_id, std::vector<Feedback>* out);
+  // Calls `row` for every row `sql` (bound to the user id and `after`) returns; in the
+  // caller's transaction.
+  Status ForEachRow(int64_t user_id, const char* sql, const std::function<Status(Stmt&)>& row, int64_t after = 0);
+  // The user's rows after seq / id `after`.
+  Status ReadTurns(int64_t user_id, int64_t after, std::vector<TurnRecord>* out);
+  Status ReadAssertions(int64_t user_id, int64_t after, std::vector<Assertion>* out);
+  Status ReadFeedback(int64_t user_id, int64_t after, std::vector<Feedback>* out);
+  StatusOr<UserCursor> ReadCursor(int64_t user_id);
   // Inside a write transaction: calls base->rebase when the stored user (row `user_id`, if
   // any) is not at base->version.
   Status RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta);
@@ -839,8 +858,13 @@ Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* rec
     RETURN_IF_ERROR(WriteDelta(user_id, assigned, *delta).WithContext(ctx));
     StatusOr<uint64_t> version = BumpVersion(user_id);
     if (!version.ok()) return version.status().WithContext(ctx);
+    StatusOr<UserCursor> cursor = ReadCursor(user_id);
+    if (!cursor.ok()) return cursor.status().WithContext(ctx);
     RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
-    if (base != nullptr) base->committed = *version;
+    if (base != nullptr) {
+      base->committed = *version;
+      base->cursor = *cursor;
+    }
   }
   // Only a committed batch changes the caller's records.
   for (size_t i = 0; i < records->size(); ++i) {
@@ -864,10 +888,12 @@ Status SqliteStore::ReadUserTxn(const UserKey& key, const std::string& ctx,
   return txn.Commit().WithContext(ctx);
 }
 
-Status SqliteStore::ForEachRow(int64_t user_id, const char* sql, const std::function<Status(Stmt&)>& row) {
+Status SqliteStore::ForEachRow(int64_t user_id, const char* sql, const std::function<Status(Stmt&)>& row,
+                               int64_t after) {
   ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(sql));
   Stmt s(db(), raw);
   s.Bind(1, user_id);
+  if (sqlite3_bind_parameter_count(raw) >= 2) s.Bind(2, after);
   for (;;) {
     int rc = 0;
     RETURN_IF_ERROR(s.Step("read rows", &rc));
@@ -876,7 +902,7 @@ Status SqliteStore::ForEachRow(int64_t user_id, const char* sql, const std::func
   }
 }
 
-Status SqliteStore::ReadTurns(int64_t user_id, std::vector<TurnRecord>* out) {
+Status SqliteStore::ReadTurns(int64_t user_id, int64_t after, std::vector<TurnRecord>* out) {
   return ForEachRow(user_id, kLoadTurns, [&](Stmt& s) {
     TurnRecord r;
     r.stored.seq = s.Int(0);
@@ -898,10 +924,10 @@ Status SqliteStore::ReadTurns(int64_t user_id, std::vector<TurnRecord>* out) {
     }
     out->push_back(std::move(r));
     return Status::Ok();
-  });
+  }, after);
 }
 
-Status SqliteStore::ReadAssertions(int64_t user_id, std::vector<Assertion>* out) {
+Status SqliteStore::ReadAssertions(int64_t user_id, int64_t after, std::vector<Assertion>* out) {
   return ForEachRow(user_id, kLoadAssertions, [&](Stmt& s) {
     Assertion a;
     a.id = s.Int(0);
@@ -922,10 +948,10 @@ Status SqliteStore::ReadAssertions(int64_t user_id, std::vector<Assertion>* out)
     a.explicit_fact = s.Int(14) != 0;
     out->push_back(std::move(a));
     return Status::Ok();
-  });
+  }, after);
 }
 
-Status SqliteStore::ReadFeedback(int64_t user_id, std::vector<Feedback>* out) {
+Status SqliteStore::ReadFeedback(int64_t user_id, int64_t after, std::vector<Feedback>* out) {
   return ForEachRow(user_id, kLoadFeedback, [&](Stmt& s) {
     Feedback f;
     f.query_id = s.Text(0);
@@ -940,23 +966,33 @@ Status SqliteStore::ReadFeedback(int64_t user_id, std::vector<Feedback>* out) {
     f.time_ms = s.Int(5);
     out->push_back(std::move(f));
     return Status::Ok();
-  });
+  }, after);
 }
 
 StatusOr<std::vector<TurnRecord>> SqliteStore::LoadTurns(const UserKey& key) {
   std::vector<TurnRecord> out;
-  RETURN_IF_ERROR(ReadUserTxn(key, "load turns for " + UserName(key), [&](int64_t id) { return ReadTurns(id, &out); }));
+  RETURN_IF_ERROR(ReadUserTxn(key, "load turns for " + UserName(key), [&](int64_t id) { return ReadTurns(id, 0, &out); }));
   return out;
 }
 
 StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key) {
   std::vector<Assertion> out;
   RETURN_IF_ERROR(ReadUserTxn(key, "load assertions for " + UserName(key),
-                              [&](int64_t id) { return ReadAssertions(id, &out); }));
+                              [&](int64_t id) { return ReadAssertions(id, 0, &out); }));
   return out;
 }
 
-StatusOr<UserSnapshot> SqliteStore::LoadUser(const UserKey& key) {
+StatusOr<UserCursor> SqliteStore::ReadCursor(int64_t user_id) {
+  ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kCursorOf));
+  Stmt s(db(), raw);
+  s.Bind(1, user_id);
+  int rc = 0;
+  RETURN_IF_ERROR(s.Step("read cursor", &rc));
+  if (rc != SQLITE_ROW) return Status::NotFound("unknown user");
+  return UserCursor{static_cast<uint64_t>(s.Int(0)), s.Int(1), s.Int(2), s.Int(3)};
+}
+
+StatusOr<UserSnapshot> SqliteStore::LoadUser(const UserKey& key, const UserCursor* since) {
   UserSnapshot out;
   RETURN_IF_ERROR(ReadUserTxn(key, "load user " + UserName(key), [&](int64_t id) -> Status {
     ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kVersionOf));
@@ -967,9 +1003,12 @@ StatusOr<UserSnapshot> SqliteStore::LoadUser(const UserKey& key) {
       RETURN_IF_ERROR(s.Step("read version", &rc));
       out.version = static_cast<uint64_t>(s.Int(0));
     }
-    RETURN_IF_ERROR(ReadTurns(id, &out.turns));
-    RETURN_IF_ERROR(ReadAssertions(id, &out.assertions));
-    return ReadFeedback(id, &out.feedback);
+    ASSIGN_OR_RETURN(out.cursor, ReadCursor(id));
+    out.since = since != nullptr && since->created == out.cursor.created;
+    const UserCursor from = out.since ? *since : UserCursor();
+    RETURN_IF_ERROR(ReadTurns(id, from.turns, &out.turns));
+    RETURN_IF_ERROR(ReadAssertions(id, from.assertions, &out.assertions));
+    return ReadFeedback(id, from.feedback, &out.feedback);
   }));
   return out;
 }
@@ -1015,9 +1054,10 @@ Status SqliteStore::RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* bas
   }
   if (stored.version == base->version) return Status::Ok();
   if (user_id) {
-    RETURN_IF_ERROR(ReadTurns(*user_id, &stored.turns));
-    RETURN_IF_ERROR(ReadAssertions(*user_id, &stored.assertions));
-    RETURN_IF_ERROR(ReadFeedback(*user_id, &stored.feedback));
+    ASSIGN_OR_RETURN(stored.cursor, ReadCursor(*user_id));
+    RETURN_IF_ERROR(ReadTurns(*user_id, 0, &stored.turns));
+    RETURN_IF_ERROR(ReadAssertions(*user_id, 0, &stored.assertions));
+    RETURN_IF_ERROR(ReadFeedback(*user_id, 0, &stored.feedback));
   }
   if (delta != nullptr) *delta = GraphDelta();
   return base->rebase(std::move(stored), delta);
@@ -1194,15 +1234,20 @@ Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback,
   }
   StatusOr<uint64_t> version = BumpVersion(**user);
   if (!version.ok()) return version.status().WithContext(ctx);
+  StatusOr<UserCursor> cursor = ReadCursor(**user);
+  if (!cursor.ok()) return cursor.status().WithContext(ctx);
   RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
-  if (base != nullptr) base->committed = *version;
+  if (base != nullptr) {
+    base->committed = *version;
+    base->cursor = *cursor;
+  }
   return Status::Ok();
 }
 
 StatusOr<std::vector<Feedback>> SqliteStore::LoadFeedback(const UserKey& key) {
   std::vector<Feedback> out;
   RETURN_IF_ERROR(ReadUserTxn(key, "load feedback for " + UserName(key),
-                              [&](int64_t id) { return ReadFeedback(id, &out); }));
+                              [&](int64_t id) { return ReadFeedback(id, 0, &out); }));
   return out;
 }
 

@@ -61,12 +61,23 @@ inline std::string PendingTurnId(size_t record_index) { return fmt::format("\x1f
 // prefix of assertion_keys) with assigned_ids[record_index]. False if one names no record.
 bool ResolvePendingTurnIds(GraphEdge* e, const std::vector<std::string>& assigned_ids);
 
-// Everything stored for one user, read in one snapshot.
+// Where a copy of a user stands in the store: the last turn, assertion and feedback it holds,
+// and which incarnation of the user (a deleted and re-created user is another one).
+struct UserCursor {
+  uint64_t created = 0;    // the version of the user's first write
+  int64_t turns = 0;       // seq of the last turn
+  int64_t assertions = 0;  // Assertion::id of the last assertion
+  int64_t feedback = 0;    // store id of the last feedback
+};
+
+// A user as stored, read in one snapshot: everything, or what came after a cursor.
 struct UserSnapshot {
   std::vector<TurnRecord> turns;       // seq order
   std::vector<Assertion> assertions;   // as LoadAssertions
   std::vector<Feedback> feedback;      // as LoadFeedback
   uint64_t version = 0;                // see Store::UserVersion
+  UserCursor cursor;                   // where the stored user stands
+  bool since = false;                  // only the rows after the cursor asked for
 };
 
 // The state of the user a write was computed from. Processes (and Store instances) share a
@@ -79,6 +90,7 @@ struct WriteBase {
   uint64_t version = 0;  // the version the caller's copy reflects; 0: the user was not stored
   std::function<Status(UserSnapshot&& stored, GraphDelta* delta)> rebase;  // may be empty
   uint64_t committed = 0;  // out: the user's version after the write
+  UserCursor cursor;       // out: where the user stands after the write
 };
 
 // Stores are thread-safe: every method may be called from any thread.
@@ -90,8 +102,11 @@ class Store {
   // across all users of the store, so a copy at version v is current iff the stored version is
   // <= v. NotFound if the user is unknown. Cheap: searches call it before reading a cached user.
   virtual StatusOr<uint64_t> UserVersion(const UserKey& key) = 0;
-  // Turns, assertions, feedback and version in one snapshot. NotFound if the user is unknown.
-  virtual StatusOr<UserSnapshot> LoadUser(const UserKey& key) = 0;
+  // Turns, assertions, feedback, version and cursor in one snapshot. With `since` of the same
+  // incarnation of the user, only the rows after it (snapshot.since); else everything. NotFound
+  // if the user is unknown.
+  virtual StatusOr<UserSnapshot> LoadUser(const UserKey& key, const UserCursor* since) = 0;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key) { return LoadUser(key, nullptr); }
 
   // Appends the records to the user's log in one transaction, creating tenant and user on
   // first use. Assigns stored.seq (next in the user's order) and stored.turn.id (AssignedTurnId)
