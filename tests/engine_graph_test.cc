@@ -61,9 +61,10 @@ class EngineGraphTest : public ::testing::Test {
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
-  std::unique_ptr<MemoryImpl> Open() {
+  std::unique_ptr<MemoryImpl> Open(bool shared_data_dir = true) {
     Options o;
     o.data_dir = dir_;
+    o.shared_data_dir = shared_data_dir;
     auto emb = std::make_shared<testing::FakeEmbedder>();
     o.embedder = emb;
     o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
@@ -244,6 +245,26 @@ TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOth
   for (const auto& h : fresh->hits) ids.insert(h.turn.turn.id);
   EXPECT_EQ(ids, (std::set<std::string>{"F1:1", "F1:2"}));
   EXPECT_EQ(Graph(a.get(), ana_), Graph(b.get(), ana_));
+}
+
+// shared_data_dir = false promises no other writer: a cached user is not checked against the
+// store (so another writer's turn stays unseen), but a write is still planned on what is stored.
+TEST_F(EngineGraphTest, AnUnsharedDataDirectorySkipsTheCheckButWritesStaySafe) {
+  auto a = Open(/*shared_data_dir=*/false);
+  auto b = Open();
+  ASSERT_TRUE(a->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  ASSERT_TRUE(b->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+  SearchOptions so;
+  so.k = 10;
+  so.method = Method::kDense;
+  auto r = a->Search(ana_, "the notebook", so);
+  ASSERT_TRUE(r.ok());
+  for (const auto& h : r->hits) EXPECT_NE(h.turn.turn.id, "D2:1");
+  ASSERT_TRUE(a->Ingest(ana_, T("D3:1", "I love titanic", 2 * 86400000, "s3")).ok());
+  const nlohmann::json graph = Graph(a.get(), ana_);
+  const auto* promoted = EdgeOf(graph, "PREFERS_GENRE", "concept:genre/romance");
+  ASSERT_NE(promoted, nullptr);
+  EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"D1:1", "D2:1", "D3:1"}));
 }
 
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {

@@ -23,6 +23,11 @@ struct Options {
   // Create the directory and database when missing (default true). False: NotFound if absent.
   bool create_if_missing = true;
   Durability durability = Durability::kFull;
+  // Other processes may write this data directory (`ontomem serve`, `mcp` and `ingest` at
+  // once): every search first checks the user's stored version (about 5 us) and applies what
+  // another process added. Default true. False promises this Memory is the directory's only
+  // writer and skips the check (a cached user never sees others' writes); writes stay safe.
+  bool shared_data_dir = true;
   // Path of the lexicon made by `ontomem lexicon build`. The dense view's embedder when
   // `embedder` is null; with a custom embedder, the knowledge side's (below).
   // Default: empty, which means $ONTOMEM_LEXICON, else $HOME/.cache/ontomem/lexicon.bin.

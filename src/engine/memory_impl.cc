@@ -424,10 +424,13 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
   // Read before the lock: a write of this process that lands meanwhile only makes the cached
   // copy newer. Versions grow across users, so a copy at or above it is current; a user
   // another process deleted or wrote is (re)loaded.
-  StatusOr<uint64_t> stored = store_->UserVersion(key);
+  const bool shared = options_.shared_data_dir;
+  StatusOr<uint64_t> stored = shared ? store_->UserVersion(key) : StatusOr<uint64_t>(uint64_t{0});
   if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
   uint64_t version = stored.ok() ? *stored : 0;
-  auto current = [&](const Slot& slot) { return slot.mem && version != 0 && slot.version >= version; };
+  auto current = [&](const Slot& slot) {
+    return slot.mem && (!shared || (version != 0 && slot.version >= version));
+  };
   bool counted = false;  // this call already counted its cache hit or miss
   for (;;) {
     SlotPtr slot = Acquire(ck);
