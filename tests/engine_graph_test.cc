@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "engine/memory_impl.h"
@@ -60,15 +62,18 @@ class EngineGraphTest : public ::testing::Test {
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
-  std::unique_ptr<MemoryImpl> Open() {
+  std::unique_ptr<MemoryImpl> Open(std::unique_ptr<Store> store = nullptr) {
     Options o;
     o.data_dir = dir_;
     auto emb = std::make_shared<testing::FakeEmbedder>();
     o.embedder = emb;
     o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
-    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
-    EXPECT_TRUE(store.ok());
-    auto mem = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    if (!store) {
+      auto opened = OpenSqliteStore(dir_, true, Durability::kNormal);
+      EXPECT_TRUE(opened.ok());
+      store = std::move(*opened);
+    }
+    auto mem = std::make_unique<MemoryImpl>(o, std::move(store), emb);
     mem->set_fact_pipeline(PatternExtractor(), RomancePolicy());
     return mem;
   }
@@ -231,6 +236,80 @@ TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOth
   ASSERT_TRUE(b->Forget(ana_).ok());
   EXPECT_EQ(a->Search(ana_, "the notebook", so).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(a->GraphJson(ana_).status().code(), StatusCode::kNotFound);
+}
+
+// Forwards to a store and, once armed, runs `between` right after the first read of a user's
+// turns: where another process's write lands between two reads of one request.
+class WriteBetweenReads final : public Store {
+ public:
+  explicit WriteBetweenReads(std::unique_ptr<Store> base) : base_(std::move(base)) {}
+  bool armed = false;
+  bool fired = false;
+  std::function<void()> between;
+
+  using Store::AppendTurns;
+  using Store::AppendFeedback;
+  StatusOr<uint64_t> UserVersion(const UserKey& k) override { return base_->UserVersion(k); }
+  StatusOr<UserSnapshot> LoadUser(const UserKey& k) override { return Fire(base_->LoadUser(k)); }
+  Status AppendTurns(const UserKey& k, std::vector<TurnRecord>* r, GraphDelta* d, WriteBase* b) override {
+    return base_->AppendTurns(k, r, d, b);
+  }
+  StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& k) override { return base_->LoadAssertions(k); }
+  StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& k) override { return base_->LoadEdges(k); }
+  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return Fire(base_->LoadTurns(k)); }
+  StatusOr<bool> HasUser(const UserKey& k) override { return base_->HasUser(k); }
+  Status DeleteUser(const UserKey& k) override { return base_->DeleteUser(k); }
+  Status AppendFeedback(const UserKey& k, const Feedback& f, WriteBase* b) override {
+    return base_->AppendFeedback(k, f, b);
+  }
+  StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& k) override { return base_->LoadFeedback(k); }
+  StatusOr<TenantStats> GetTenantStats(const std::string& t) override { return base_->GetTenantStats(t); }
+  StatusOr<std::vector<std::string>> ListUsers(const std::string& t) override { return base_->ListUsers(t); }
+  Status UpdateVectors(const UserKey& k, const std::vector<TurnRecord>& r) override {
+    return base_->UpdateVectors(k, r);
+  }
+
+ private:
+  template <typename T>
+  T Fire(T result) {
+    if (armed && !fired) {
+      fired = true;
+      between();
+    }
+    return result;
+  }
+  std::unique_ptr<Store> base_;
+};
+
+TEST_F(EngineGraphTest, ExportIsOneSnapshotWhileAnotherProcessWrites) {
+  auto other = Open();
+  ASSERT_TRUE(other->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  auto base = OpenSqliteStore(dir_, false, Durability::kNormal);
+  ASSERT_TRUE(base.ok());
+  auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
+  WriteBetweenReads* hook = hooked.get();
+  auto mem = Open(std::move(hooked));
+  ASSERT_TRUE(mem->GraphJson(ana_).ok());  // loaded and cached, as in a running server
+  hook->between = [&] {
+    ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+    Feedback f;
+    f.query_id = "q1";
+    f.used = {"D2:1"};
+    ASSERT_TRUE(other->AddFeedback(ana_, f).ok());
+  };
+  hook->armed = true;
+  auto doc = mem->Export(ana_);
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  ASSERT_TRUE(hook->fired);
+  nlohmann::json j = nlohmann::json::parse(*doc);
+  std::set<std::string> ids;
+  for (const auto& t : j["turns"]) ids.insert(t["id"].get<std::string>());
+  ASSERT_TRUE(j.contains("graph"));
+  EXPECT_FALSE(j["graph"]["edges"].empty());
+  for (const auto& e : j["graph"]["edges"])
+    for (const auto& t : e["source_turns"]) EXPECT_TRUE(ids.count(t.get<std::string>())) << "graph cites " << t;
+  for (const auto& f : j["feedback"])
+    for (const auto& t : f["used"]) EXPECT_TRUE(ids.count(t.get<std::string>())) << "feedback cites " << t;
 }
 
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {

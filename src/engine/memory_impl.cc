@@ -613,29 +613,39 @@ StatusOr<std::vector<StoredTurn>> MemoryImpl::Turns(const UserKey& key) {
 }
 
 StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
-  ASSIGN_OR_RETURN(auto turns, Turns(key));
+  RETURN_IF_ERROR(ValidateKey(key));
+  // One snapshot: another process may write between two reads, and a backup whose graph or
+  // feedback cites turns it lacks is not one.
+  auto stored = store_->LoadUser(key);
+  if (!stored.ok()) {
+    if (stored.status().code() == StatusCode::kNotFound)
+      return Status::NotFound(fmt::format("no user {}", Describe(key)));
+    return stored.status().WithContext("export " + Describe(key) + " (turns, graph and feedback)");
+  }
   nlohmann::json doc;
   doc["format"] = "ontomem-export";
   doc["version"] = 1;
   doc["tenant"] = key.tenant;
   doc["user"] = key.user;
   auto& arr = doc["turns"] = nlohmann::json::array();
-  for (const auto& t : turns) {
+  for (const TurnRecord& r : stored->turns) {
+    const StoredTurn& t = r.stored;
     arr.push_back({{"seq", t.seq}, {"id", t.turn.id}, {"speaker", t.turn.speaker},
                    {"text", t.turn.text}, {"time_ms", t.turn.time_ms}, {"session", t.turn.session}});
   }
-  // A backup without its graph must not look complete: only a user without one goes without.
-  auto graph = GraphJson(key);
-  if (!graph.ok() && graph.status().code() != StatusCode::kNotFound)
-    return graph.status().WithContext("export " + Describe(key) + ": the graph");
-  if (graph.ok()) doc["graph"] = nlohmann::json::parse(*graph);
-  auto feedback = store_->LoadFeedback(key);
-  if (!feedback.ok() && feedback.status().code() != StatusCode::kNotFound) return feedback.status();
+  // The graph replayed from the snapshot's assertions, as BuildUserMemory does (seqs are 1..n).
+  MemoryGraph graph;
+  std::set<std::string> dirty;
+  for (const Assertion& a : stored->assertions) {
+    const bool known = a.source_seq >= 1 && a.source_seq <= static_cast<int64_t>(stored->turns.size());
+    const Turn* t = known ? &stored->turns[static_cast<size_t>(a.source_seq - 1)].stored.turn : nullptr;
+    graph.Apply(a, t ? t->session : std::string(), t ? t->text : std::string(), policy_, &dirty);
+  }
+  doc["graph"] = graph.ToJson();
   auto& fb = doc["feedback"] = nlohmann::json::array();
-  if (feedback.ok())
-    for (const Feedback& f : *feedback)
-      fb.push_back({{"query_id", f.query_id}, {"query", f.query}, {"used", f.used},
-                    {"wrong", f.wrong}, {"missed", f.missed}, {"time_ms", f.time_ms}});
+  for (const Feedback& f : stored->feedback)
+    fb.push_back({{"query_id", f.query_id}, {"query", f.query}, {"used", f.used},
+                  {"wrong", f.wrong}, {"missed", f.missed}, {"time_ms", f.time_ms}});
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
