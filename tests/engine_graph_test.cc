@@ -2,8 +2,11 @@
 // user. A fake extractor stands in for the trained one.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
+#include <future>
+#include <thread>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -239,19 +242,22 @@ TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOth
 }
 
 // Forwards to a store and, once armed, runs `between` right after the first read of a user's
-// turns: where another process's write lands between two reads of one request.
+// turns: where another process's write lands between two reads of one request. Runs
+// `before_append` (when set) at the start of AppendTurns: a write of this process in flight.
 class WriteBetweenReads final : public Store {
  public:
   explicit WriteBetweenReads(std::unique_ptr<Store> base) : base_(std::move(base)) {}
   bool armed = false;
   bool fired = false;
   std::function<void()> between;
+  std::function<void()> before_append;
 
   using Store::AppendTurns;
   using Store::AppendFeedback;
   StatusOr<uint64_t> UserVersion(const UserKey& k) override { return base_->UserVersion(k); }
   StatusOr<UserSnapshot> LoadUser(const UserKey& k) override { return Fire(base_->LoadUser(k)); }
   Status AppendTurns(const UserKey& k, std::vector<TurnRecord>* r, GraphDelta* d, WriteBase* b) override {
+    if (before_append) before_append();
     return base_->AppendTurns(k, r, d, b);
   }
   StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& k) override { return base_->LoadAssertions(k); }
@@ -310,6 +316,44 @@ TEST_F(EngineGraphTest, ExportIsOneSnapshotWhileAnotherProcessWrites) {
     for (const auto& t : e["source_turns"]) EXPECT_TRUE(ids.count(t.get<std::string>())) << "graph cites " << t;
   for (const auto& f : j["feedback"])
     for (const auto& t : f["used"]) EXPECT_TRUE(ids.count(t.get<std::string>())) << "feedback cites " << t;
+}
+
+// Another process's acknowledged write is seen by the next search even while a write of this
+// process to the same user is in flight (it used to serve the stale copy until that committed).
+TEST_F(EngineGraphTest, ASearchDuringAnOwnWriteSeesAnotherProcesssAcknowledgedWrite) {
+  auto other = Open();
+  auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
+  ASSERT_TRUE(base.ok());
+  auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
+  WriteBetweenReads* hook = hooked.get();
+  auto mem = Open(std::move(hooked));
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> once{false};
+  hook->before_append = [&] {
+    if (once.exchange(true)) return;
+    entered.set_value();
+    released.wait();
+  };
+  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3")).ok()); });
+  entered.get_future().wait();
+  SearchOptions so;
+  so.k = 10;
+  so.method = Method::kDense;
+  auto seen = mem->Search(ana_, "the notebook", so);
+  release.set_value();
+  writer.join();
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  bool found = false;
+  for (const auto& h : seen->hits) found |= h.turn.turn.id == "D2:1";
+  EXPECT_TRUE(found) << "served the copy from before the other process's write";
+  auto after = mem->Search(ana_, "titanic", so);
+  ASSERT_TRUE(after.ok());
+  std::set<std::string> ids;
+  for (const auto& h : after->hits) ids.insert(h.turn.turn.id);
+  EXPECT_EQ(ids, (std::set<std::string>{"D1:1", "D2:1", "D3:1"}));
 }
 
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {

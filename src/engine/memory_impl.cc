@@ -417,8 +417,15 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
     std::unique_lock<std::mutex> write_lock(slot->write_mu, std::defer_lock);
     if (slot->mem && !current(*slot)) {
       // try_lock: writers take write_mu before mu. A write of this process in flight brings the
-      // copy up to date in its apply step; until then this process serves what it has.
-      if (!write_lock.try_lock()) return fn(*slot->mem);
+      // copy up to date in its apply step, but another process's acknowledged write must be seen
+      // now: this call reads a copy of its own, without waiting for that write.
+      if (!write_lock.try_lock()) {
+        lock.unlock();
+        auto stored = store_->LoadUser(key);
+        if (!stored.ok()) return UnknownUserMessage(stored.status(), key);
+        ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*stored), nullptr));
+        return fn(*fresh);
+      }
       slot->mem.reset();
     }
     Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
