@@ -2,7 +2,11 @@
 // user. A fake extractor stands in for the trained one.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
+#include <future>
+#include <thread>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -61,18 +65,40 @@ class EngineGraphTest : public ::testing::Test {
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
-  std::unique_ptr<MemoryImpl> Open(bool shared_data_dir = true) {
+  std::unique_ptr<MemoryImpl> Open(std::unique_ptr<Store> store = nullptr, bool shared_data_dir = true) {
     Options o;
     o.data_dir = dir_;
     o.shared_data_dir = shared_data_dir;
     auto emb = std::make_shared<testing::FakeEmbedder>();
     o.embedder = emb;
     o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
-    auto store = OpenSqliteStore(dir_, true, Durability::kNormal);
-    EXPECT_TRUE(store.ok());
-    auto mem = std::make_unique<MemoryImpl>(o, std::move(*store), emb);
+    if (!store) {
+      auto opened = OpenSqliteStore(dir_, true, Durability::kNormal);
+      EXPECT_TRUE(opened.ok());
+      store = std::move(*opened);
+    }
+    auto mem = std::make_unique<MemoryImpl>(o, std::move(store), emb);
     mem->set_fact_pipeline(PatternExtractor(), RomancePolicy());
     return mem;
+  }
+  // The stored edge snapshot holds the edges of `live` (a GraphJson) with their provenance.
+  void ExpectStoredEdgesMatch(const nlohmann::json& live) {
+    auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
+    ASSERT_TRUE(store.ok());
+    auto edges = (*store)->LoadEdges(ana_);
+    ASSERT_TRUE(edges.ok());
+    ASSERT_EQ(edges->size(), live["edges"].size());
+    for (const GraphEdge& s : *edges) {
+      SCOPED_TRACE(s.key);
+      const nlohmann::json* match = nullptr;
+      for (const auto& e : live["edges"])
+        if (e["source"] == s.source && e["relation"] == s.relation && e["target"] == s.target &&
+            e["valid_from"] == s.valid_from)
+          match = &e;
+      ASSERT_NE(match, nullptr);
+      EXPECT_EQ((*match)["source_turns"], s.source_turns.get());
+      EXPECT_EQ((*match)["assertions"], s.assertion_keys.get());
+    }
   }
   static nlohmann::json Graph(MemoryImpl* m, const UserKey& k) {
     auto g = m->GraphJson(k);
@@ -154,24 +180,7 @@ TEST_F(EngineGraphTest, EdgesOfIdLessTurnsNameTheirAssignedIds) {
     EXPECT_EQ(full->hits[0].path.rfind("person:ana -", 0), 0u) << full->hits[0].path;
   }
   // The stored snapshot agrees with the live graph.
-  {
-    auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
-    ASSERT_TRUE(store.ok());
-    auto edges = (*store)->LoadEdges(ana_);
-    ASSERT_TRUE(edges.ok());
-    ASSERT_EQ(edges->size(), live["edges"].size());
-    for (const GraphEdge& s : *edges) {
-      SCOPED_TRACE(s.key);
-      const nlohmann::json* match = nullptr;
-      for (const auto& e : live["edges"])
-        if (e["source"] == s.source && e["relation"] == s.relation && e["target"] == s.target &&
-            e["valid_from"] == s.valid_from)
-          match = &e;
-      ASSERT_NE(match, nullptr);
-      EXPECT_EQ((*match)["source_turns"], s.source_turns.get());
-      EXPECT_EQ((*match)["assertions"], s.assertion_keys.get());
-    }
-  }
+  ExpectStoredEdgesMatch(live);
   auto mem = Open();
   nlohmann::json reopened = Graph(mem.get(), ana_);
   live.erase("promotion");
@@ -208,22 +217,7 @@ TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOth
   nlohmann::json graph_a = Graph(a.get(), ana_);
   EXPECT_EQ(graph_a, graph_b);
 
-  auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
-  ASSERT_TRUE(store.ok());
-  auto edges = (*store)->LoadEdges(ana_);
-  ASSERT_TRUE(edges.ok());
-  ASSERT_EQ(edges->size(), graph_b["edges"].size());
-  for (const GraphEdge& e : *edges) {
-    SCOPED_TRACE(e.key);
-    const nlohmann::json* live = nullptr;
-    for (const auto& j : graph_b["edges"])
-      if (j["source"] == e.source && j["relation"] == e.relation && j["target"] == e.target &&
-          j["valid_from"] == e.valid_from)
-        live = &j;
-    ASSERT_NE(live, nullptr);
-    EXPECT_EQ((*live)["source_turns"], e.source_turns.get());
-    EXPECT_EQ((*live)["assertions"], e.assertion_keys.get());
-  }
+  ExpectStoredEdgesMatch(graph_b);
   nlohmann::json reopened = Graph(Open().get(), ana_);
   graph_b.erase("promotion");
   reopened.erase("promotion");
@@ -250,7 +244,7 @@ TEST_F(EngineGraphTest, TwoWritersOnOneDirectoryKeepEachOthersEdgesAndSeeEachOth
 // shared_data_dir = false promises no other writer: a cached user is not checked against the
 // store (so another writer's turn stays unseen), but a write is still planned on what is stored.
 TEST_F(EngineGraphTest, AnUnsharedDataDirectorySkipsTheCheckButWritesStaySafe) {
-  auto a = Open(/*shared_data_dir=*/false);
+  auto a = Open(nullptr, /*shared_data_dir=*/false);
   auto b = Open();
   ASSERT_TRUE(a->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
   ASSERT_TRUE(b->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
@@ -265,6 +259,124 @@ TEST_F(EngineGraphTest, AnUnsharedDataDirectorySkipsTheCheckButWritesStaySafe) {
   const auto* promoted = EdgeOf(graph, "PREFERS_GENRE", "concept:genre/romance");
   ASSERT_NE(promoted, nullptr);
   EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"D1:1", "D2:1", "D3:1"}));
+}
+
+// Forwards to a store and, once armed, runs `between` right after the first read of a user's
+// turns: where another process's write lands between two reads of one request. Runs
+// `before_append` (when set) at the start of AppendTurns: a write of this process in flight.
+class WriteBetweenReads final : public Store {
+ public:
+  explicit WriteBetweenReads(std::unique_ptr<Store> base) : base_(std::move(base)) {}
+  bool armed = false;
+  bool fired = false;
+  std::function<void()> between;
+  std::function<void()> before_append;
+
+  using Store::AppendTurns;
+  using Store::AppendFeedback;
+  StatusOr<uint64_t> UserVersion(const UserKey& k) override { return base_->UserVersion(k); }
+  using Store::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& k, const UserCursor* since) override {
+    return Fire(base_->LoadUser(k, since));
+  }
+  Status AppendTurns(const UserKey& k, std::vector<TurnRecord>* r, GraphDelta* d, WriteBase* b) override {
+    if (before_append) before_append();
+    return base_->AppendTurns(k, r, d, b);
+  }
+  StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& k) override { return base_->LoadAssertions(k); }
+  StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& k) override { return base_->LoadEdges(k); }
+  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return Fire(base_->LoadTurns(k)); }
+  StatusOr<bool> HasUser(const UserKey& k) override { return base_->HasUser(k); }
+  Status DeleteUser(const UserKey& k) override { return base_->DeleteUser(k); }
+  Status AppendFeedback(const UserKey& k, const Feedback& f, WriteBase* b) override {
+    return base_->AppendFeedback(k, f, b);
+  }
+  StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& k) override { return base_->LoadFeedback(k); }
+  StatusOr<TenantStats> GetTenantStats(const std::string& t) override { return base_->GetTenantStats(t); }
+  StatusOr<std::vector<std::string>> ListUsers(const std::string& t) override { return base_->ListUsers(t); }
+  Status UpdateVectors(const UserKey& k, const std::vector<TurnRecord>& r) override {
+    return base_->UpdateVectors(k, r);
+  }
+
+ private:
+  template <typename T>
+  T Fire(T result) {
+    if (armed && !fired) {
+      fired = true;
+      between();
+    }
+    return result;
+  }
+  std::unique_ptr<Store> base_;
+};
+
+TEST_F(EngineGraphTest, ExportIsOneSnapshotWhileAnotherProcessWrites) {
+  auto other = Open();
+  ASSERT_TRUE(other->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  auto base = OpenSqliteStore(dir_, false, Durability::kNormal);
+  ASSERT_TRUE(base.ok());
+  auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
+  WriteBetweenReads* hook = hooked.get();
+  auto mem = Open(std::move(hooked));
+  ASSERT_TRUE(mem->GraphJson(ana_).ok());  // loaded and cached, as in a running server
+  hook->between = [&] {
+    ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+    Feedback f;
+    f.query_id = "q1";
+    f.used = {"D2:1"};
+    ASSERT_TRUE(other->AddFeedback(ana_, f).ok());
+  };
+  hook->armed = true;
+  auto doc = mem->Export(ana_);
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  ASSERT_TRUE(hook->fired);
+  nlohmann::json j = nlohmann::json::parse(*doc);
+  std::set<std::string> ids;
+  for (const auto& t : j["turns"]) ids.insert(t["id"].get<std::string>());
+  ASSERT_TRUE(j.contains("graph"));
+  EXPECT_FALSE(j["graph"]["edges"].empty());
+  for (const auto& e : j["graph"]["edges"])
+    for (const auto& t : e["source_turns"]) EXPECT_TRUE(ids.count(t.get<std::string>())) << "graph cites " << t;
+  for (const auto& f : j["feedback"])
+    for (const auto& t : f["used"]) EXPECT_TRUE(ids.count(t.get<std::string>())) << "feedback cites " << t;
+}
+
+// Another process's acknowledged write is seen by the next search even while a write of this
+// process to the same user is in flight (it used to serve the stale copy until that committed).
+TEST_F(EngineGraphTest, ASearchDuringAnOwnWriteSeesAnotherProcesssAcknowledgedWrite) {
+  auto other = Open();
+  auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
+  ASSERT_TRUE(base.ok());
+  auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
+  WriteBetweenReads* hook = hooked.get();
+  auto mem = Open(std::move(hooked));
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> once{false};
+  hook->before_append = [&] {
+    if (once.exchange(true)) return;
+    entered.set_value();
+    released.wait();
+  };
+  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3")).ok()); });
+  entered.get_future().wait();
+  SearchOptions so;
+  so.k = 10;
+  so.method = Method::kDense;
+  auto seen = mem->Search(ana_, "the notebook", so);
+  release.set_value();
+  writer.join();
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  bool found = false;
+  for (const auto& h : seen->hits) found |= h.turn.turn.id == "D2:1";
+  EXPECT_TRUE(found) << "served the copy from before the other process's write";
+  auto after = mem->Search(ana_, "titanic", so);
+  ASSERT_TRUE(after.ok());
+  std::set<std::string> ids;
+  for (const auto& h : after->hits) ids.insert(h.turn.turn.id);
+  EXPECT_EQ(ids, (std::set<std::string>{"D1:1", "D2:1", "D3:1"}));
 }
 
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -1017,6 +1018,55 @@ std::string RunUnprivileged(const std::string& dir, const std::function<std::str
 }
 
 // Keeps a database open in another process (a running server), so its -wal and -shm exist.
+// A write of this process that waits for another process's write lock (up to the busy timeout)
+// must not hold up its reads: in WAL mode readers need no lock, and a server's loads, turn
+// pages and exports would otherwise stall behind one busy writer.
+TEST_F(SqliteStoreTest, ReadsDoNotWaitForAWriteWaitingOnAnotherWriter) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const UserKey key{"t", "u"};
+  std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
+  ASSERT_TRUE(store->AppendTurns(key, &first).ok());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db_path_.c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::atomic<bool> held{true};
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    held = false;
+    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  });
+  Status write_status;
+  std::thread writer([&] {
+    std::vector<TurnRecord> more{Rec("b", "Ana", "again")};
+    write_status = store->AppendTurns(key, &more);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the writer waits for the lock
+  auto turns = store->LoadTurns(key);
+  auto user = store->LoadUser(key);
+  auto users = store->ListUsers("t");
+  auto has = store->HasUser(key);
+  auto stats = store->GetTenantStats("t");
+  const bool read_while_held = held;
+  releaser.join();
+  writer.join();
+  sqlite3_close(other);
+  EXPECT_TRUE(read_while_held) << "reads waited for the other process's write lock";
+  ASSERT_TRUE(turns.ok()) << turns.status().ToString();
+  EXPECT_EQ(turns->size(), 1u);
+  ASSERT_TRUE(user.ok()) << user.status().ToString();
+  EXPECT_EQ(user->turns.size(), 1u);
+  ASSERT_TRUE(users.ok());
+  ASSERT_TRUE(has.ok());
+  EXPECT_TRUE(*has);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->turns, 1);
+  ASSERT_TRUE(write_status.ok()) << write_status.ToString();
+  auto after = store->LoadTurns(key);  // reads see the write that just committed
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->size(), 2u);
+}
+
 class HeldOpen {
  public:
   explicit HeldOpen(const std::string& db) {

@@ -57,6 +57,17 @@ void ApplyContextBudget(int64_t max_tokens, SearchResult* result) {
   result->context_tokens = total;
 }
 
+// The graph is rebuilt by replaying the stored assertions in order (the reference; the stored
+// edge snapshot is what inspection tools read). `turn_of` finds the turn of a source seq.
+void Replay(const std::vector<Assertion>& assertions, const std::function<const Turn*(int64_t)>& turn_of,
+            const GraphPolicy& policy, MemoryGraph* graph) {
+  std::set<std::string> dirty;
+  for (const Assertion& a : assertions) {
+    const Turn* t = a.source_seq > 0 ? turn_of(a.source_seq) : nullptr;
+    graph->Apply(a, t ? t->session : std::string(), t ? t->text : std::string(), policy, &dirty);
+  }
+}
+
 constexpr size_t kMaxFeedbackIds = 1000;
 constexpr size_t kMaxFeedbackQueryBytes = 64 << 10;
 
@@ -165,15 +176,10 @@ Status MemoryImpl::ApplyStored(UserSnapshot&& stored, UserMemory* mem, std::vect
       return Status::Internal(fmt::format("turn seq {} does not follow {}", r.stored.seq, mem->size()));
     RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   }
-  // The graph is rebuilt by replaying the stored assertions in order (the reference); the
-  // stored edge snapshot is what inspection tools read.
-  std::set<std::string> dirty;
-  for (const Assertion& a : stored.assertions) {
-    const int64_t ord = a.source_seq > 0 ? mem->OrdinalOfSeq(a.source_seq) : -1;
-    const StoredTurn* t = ord >= 0 ? &mem->turn(static_cast<size_t>(ord)) : nullptr;
-    mem->graph().Apply(a, t ? t->turn.session : std::string(), t ? t->turn.text : std::string(),
-                       policy_, &dirty);
-  }
+  Replay(stored.assertions, [&](int64_t seq) -> const Turn* {
+    const int64_t ord = mem->OrdinalOfSeq(seq);
+    return ord >= 0 ? &mem->turn(static_cast<size_t>(ord)).turn : nullptr;
+  }, policy_, &mem->graph());
   // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
   for (const Feedback& f : stored.feedback) mem->RecordFeedback(f);
   return Status::Ok();
@@ -447,8 +453,15 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
     std::unique_lock<std::mutex> write_lock(slot->write_mu, std::defer_lock);
     if (slot->mem && !current(*slot)) {
       // try_lock: writers take write_mu before mu. A write of this process in flight brings the
-      // copy up to date in its apply step; until then this process serves what it has.
-      if (!write_lock.try_lock()) return fn(*slot->mem);
+      // copy up to date in its apply step, but another process's acknowledged write must be seen
+      // now: this call reads a copy of its own, without waiting for that write.
+      if (!write_lock.try_lock()) {
+        lock.unlock();
+        auto stored = store_->LoadUser(key);
+        if (!stored.ok()) return UnknownUserMessage(stored.status(), key);
+        ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*stored), nullptr));
+        return fn(*fresh);
+      }
       // What another process added is read and applied in place; anything else (the user was
       // deleted or re-created, a step failed) reloads it whole.
       if (!CatchUp(key, slot.get())) slot->mem.reset();
@@ -645,29 +658,36 @@ StatusOr<std::vector<StoredTurn>> MemoryImpl::Turns(const UserKey& key) {
 }
 
 StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
-  ASSIGN_OR_RETURN(auto turns, Turns(key));
+  RETURN_IF_ERROR(ValidateKey(key));
+  // One snapshot: another process may write between two reads, and a backup whose graph or
+  // feedback cites turns it lacks is not one.
+  auto stored = store_->LoadUser(key);
+  if (!stored.ok()) {
+    if (stored.status().code() == StatusCode::kNotFound)
+      return Status::NotFound(fmt::format("no user {}", Describe(key)));
+    return stored.status().WithContext("export " + Describe(key) + " (turns, graph and feedback)");
+  }
   nlohmann::json doc;
   doc["format"] = "ontomem-export";
   doc["version"] = 1;
   doc["tenant"] = key.tenant;
   doc["user"] = key.user;
   auto& arr = doc["turns"] = nlohmann::json::array();
-  for (const auto& t : turns) {
+  for (const TurnRecord& r : stored->turns) {
+    const StoredTurn& t = r.stored;
     arr.push_back({{"seq", t.seq}, {"id", t.turn.id}, {"speaker", t.turn.speaker},
                    {"text", t.turn.text}, {"time_ms", t.turn.time_ms}, {"session", t.turn.session}});
   }
-  // A backup without its graph must not look complete: only a user without one goes without.
-  auto graph = GraphJson(key);
-  if (!graph.ok() && graph.status().code() != StatusCode::kNotFound)
-    return graph.status().WithContext("export " + Describe(key) + ": the graph");
-  if (graph.ok()) doc["graph"] = nlohmann::json::parse(*graph);
-  auto feedback = store_->LoadFeedback(key);
-  if (!feedback.ok() && feedback.status().code() != StatusCode::kNotFound) return feedback.status();
+  MemoryGraph graph;
+  Replay(stored->assertions, [&](int64_t seq) -> const Turn* {  // seqs are 1..n
+    return seq <= static_cast<int64_t>(stored->turns.size()) ? &stored->turns[static_cast<size_t>(seq - 1)].stored.turn
+                                                             : nullptr;
+  }, policy_, &graph);
+  doc["graph"] = graph.ToJson();
   auto& fb = doc["feedback"] = nlohmann::json::array();
-  if (feedback.ok())
-    for (const Feedback& f : *feedback)
-      fb.push_back({{"query_id", f.query_id}, {"query", f.query}, {"used", f.used},
-                    {"wrong", f.wrong}, {"missed", f.missed}, {"time_ms", f.time_ms}});
+  for (const Feedback& f : stored->feedback)
+    fb.push_back({{"query_id", f.query_id}, {"query", f.query}, {"used", f.used},
+                  {"wrong", f.wrong}, {"missed", f.missed}, {"time_ms", f.time_ms}});
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

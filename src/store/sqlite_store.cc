@@ -1268,6 +1268,46 @@ StatusOr<TenantStats> SqliteStore::GetTenantStats(const std::string& tenant) {
   return out;
 }
 
+// Reads on their own connection: a write waits for another process's write lock (up to the busy
+// timeout) holding the writer's mutex, and in WAL mode a read needs no lock, so it must not wait
+// behind that write. A read that starts after a commit of either connection sees it.
+class SplitStore final : public Store {
+ public:
+  SplitStore(std::unique_ptr<Store> writer, std::unique_ptr<Store> reader)
+      : w_(std::move(writer)), r_(std::move(reader)) {}
+
+  using Store::AppendTurns;
+  using Store::AppendFeedback;
+  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
+                     WriteBase* base) override {
+    return w_->AppendTurns(key, records, delta, base);
+  }
+  Status DeleteUser(const UserKey& key) override { return w_->DeleteUser(key); }
+  Status AppendFeedback(const UserKey& key, const Feedback& feedback, WriteBase* base) override {
+    return w_->AppendFeedback(key, feedback, base);
+  }
+  Status UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) override {
+    return w_->UpdateVectors(key, records);
+  }
+
+  StatusOr<uint64_t> UserVersion(const UserKey& key) override { return w_->UserVersion(key); }
+  using Store::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& key, const UserCursor* since) override {
+    return r_->LoadUser(key, since);
+  }
+  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& key) override { return r_->LoadTurns(key); }
+  StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& key) override { return r_->LoadAssertions(key); }
+  StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& key) override { return r_->LoadEdges(key); }
+  StatusOr<bool> HasUser(const UserKey& key) override { return r_->HasUser(key); }
+  StatusOr<std::vector<std::string>> ListUsers(const std::string& tenant) override { return r_->ListUsers(tenant); }
+  StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& key) override { return r_->LoadFeedback(key); }
+  StatusOr<TenantStats> GetTenantStats(const std::string& tenant) override { return r_->GetTenantStats(tenant); }
+
+ private:
+  std::unique_ptr<Store> w_;
+  std::unique_ptr<Store> r_;
+};
+
 }  // namespace
 
 namespace {
@@ -1355,8 +1395,15 @@ StatusOr<std::unique_ptr<Store>> Open(const std::string& dir, bool create_if_mis
 
   auto store = std::make_unique<SqliteStore>(path, std::move(db));
   RETURN_IF_ERROR(store->Init(durability));
-  if (read_only_why.empty()) return std::unique_ptr<Store>(std::move(store));
-  return NewReadOnlyStore(std::move(store), std::move(read_only_why));
+  if (!read_only_why.empty()) return NewReadOnlyStore(std::move(store), std::move(read_only_why));
+  // Opened after the writer's Init: the file is in WAL mode and at the latest schema.
+  sqlite3* raw_reader = nullptr;
+  rc = sqlite3_open_v2(path.c_str(), &raw_reader, SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY, nullptr);
+  DbPtr reader_db(raw_reader);
+  if (rc != SQLITE_OK) return FromSqlite(raw_reader, rc, "open " + path + " for reading");
+  auto reader = std::make_unique<SqliteStore>(path, std::move(reader_db));
+  RETURN_IF_ERROR(reader->Init(durability));
+  return std::unique_ptr<Store>(std::make_unique<SplitStore>(std::move(store), std::move(reader)));
 }
 
 }  // namespace
