@@ -457,9 +457,9 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
       // now: this call reads a copy of its own, without waiting for that write.
       if (!write_lock.try_lock()) {
         lock.unlock();
-        auto stored = store_->LoadUser(key);
-        if (!stored.ok()) return UnknownUserMessage(stored.status(), key);
-        ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*stored), nullptr));
+        auto snapshot = store_->LoadUser(key);
+        if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);
+        ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*snapshot), nullptr));
         return fn(*fresh);
       }
       // What another process added is read and applied in place; anything else (the user was

@@ -170,9 +170,11 @@ class Store {
 };
 
 // Opens <dir>/ontomem.db (WAL, synchronous per durability, busy timeout for concurrent
-// writers, migrations applied). Corruption if the file is not an ontomem database;
-// FailedPrecondition if it was written by a newer schema; NotFound if absent and
-// !create_if_missing.
+// writers, migrations applied; reads on a connection of their own). Corruption if the file is
+// not an ontomem database; FailedPrecondition if it was written by a newer schema; NotFound if
+// absent and !create_if_missing. A directory or file this process cannot write is opened
+// read-only (writes fail with FailedPrecondition naming why); it must then be at the latest
+// schema.
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir, bool create_if_missing,
                                                  Durability durability);
 
