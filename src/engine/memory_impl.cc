@@ -405,7 +405,13 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
       *d = GraphDelta();
       return plan(*rebuilt, d);
     };
-    RETURN_IF_ERROR(write(&delta, &base));
+    base.committing = [&](uint64_t v) {
+      if (!rebuilt) slot->own_commit.store(v, std::memory_order_release);
+    };
+    if (Status st = write(&delta, &base); !st.ok()) {
+      slot->own_commit.store(0, std::memory_order_release);  // that version may be another's next
+      return st;
+    }
     size_t bytes = 0;
     {
       std::unique_lock<std::shared_mutex> lock(slot->mu);
@@ -456,6 +462,9 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
       // copy up to date in its apply step, but another process's acknowledged write must be seen
       // now: this call reads a copy of its own, without waiting for that write.
       if (!write_lock.try_lock()) {
+        // The store moved on only by that write, not acknowledged yet: this process's copy is
+        // what it has acknowledged. (Between COMMIT and apply lies SQLite's auto-checkpoint.)
+        if (version <= slot->own_commit.load(std::memory_order_acquire)) return fn(*slot->mem);
         lock.unlock();
         auto snapshot = store_->LoadUser(key);
         if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);

@@ -78,6 +78,9 @@ class MemoryImpl : public Memory {
     std::unique_ptr<UserMemory> mem;  // null until loaded
     uint64_t version = 0;             // Store::UserVersion that `mem` reflects
     UserCursor cursor;                // where `mem` stands in the store
+    // The version a write of this process in flight is committing, when it was planned on a
+    // current copy (no rebase): a search finding the store there is behind only by that write.
+    std::atomic<uint64_t> own_commit{0};
     bool evicted = false;
     size_t bytes = 0;
   };

@@ -275,6 +275,7 @@ class MemoryStore final : public Store {
   }
 
   void Committed(UserData* user, WriteBase* base) {
+    if (base != nullptr && base->committing) base->committing(last_version_ + 1);
     user->version = ++last_version_;
     if (user->created == 0) user->created = user->version;
     if (base == nullptr) return;

@@ -860,6 +860,7 @@ Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* rec
     if (!version.ok()) return version.status().WithContext(ctx);
     StatusOr<UserCursor> cursor = ReadCursor(user_id);
     if (!cursor.ok()) return cursor.status().WithContext(ctx);
+    if (base != nullptr && base->committing) base->committing(*version);
     RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
     if (base != nullptr) {
       base->committed = *version;
@@ -1236,6 +1237,7 @@ Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback,
   if (!version.ok()) return version.status().WithContext(ctx);
   StatusOr<UserCursor> cursor = ReadCursor(**user);
   if (!cursor.ok()) return cursor.status().WithContext(ctx);
+  if (base != nullptr && base->committing) base->committing(*version);
   RETURN_IF_ERROR(txn.Commit().WithContext(ctx));
   if (base != nullptr) {
     base->committed = *version;
