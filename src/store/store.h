@@ -90,7 +90,9 @@ struct WriteBase {
   uint64_t version = 0;  // the version the caller's copy reflects; 0: the user was not stored
   std::function<Status(UserSnapshot&& stored, GraphDelta* delta)> rebase;  // may be empty
   // Called, when set, with the version the write is about to commit, just before the commit
-  // (which may still fail): the version is visible to other connections before the call returns.
+  // (which may still fail). Other connections may see that version before the store call
+  // returns (SQLite can checkpoint inside COMMIT), so a caller that must tell its own commit
+  // from another writer's learns it here.
   std::function<void(uint64_t)> committing;
   uint64_t committed = 0;  // out: the user's version after the write
   UserCursor cursor;       // out: where the user stands after the write
