@@ -205,21 +205,28 @@ TEST(Memory, ConcurrentWritersAndReadersLoseNothing) {
   EXPECT_EQ(r->hits.size(), static_cast<size_t>(kThreads * kPerThread));
 }
 
+// Options for a SQLite data directory holding Ana's two turns, written by `emb`.
+Options TwoTurnsOnDisk(const std::string& dir, std::shared_ptr<FakeEmbedder> emb) {
+  Options o;
+  o.data_dir = dir;
+  o.embedder = std::move(emb);
+  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
+  auto mem = Memory::Open(o);
+  EXPECT_TRUE(mem.ok()) << mem.status().ToString();
+  if (mem.ok()) {
+    EXPECT_TRUE((*mem)->IngestBatch(kAna, {T("D1:1", "Ana", "I love jazz records"),
+                                           T("D1:2", "Ana", "Sunday brunch with my aunt")})
+                    .ok());
+  }
+  return o;
+}
+
 // The real SQLite store: data survives reopening and vectors are reused, not recomputed.
 TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
   std::string dir = testing::MakeTempDir("ontomem-mem");
   auto emb = std::make_shared<FakeEmbedder>();
-  Options o;
-  o.data_dir = dir;
-  o.embedder = emb;
-  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
-  {
-    auto mem = Memory::Open(o);
-    ASSERT_TRUE(mem.ok()) << mem.status().ToString();
-    ASSERT_TRUE((*mem)->IngestBatch(kAna, {T("D1:1", "Ana", "I love jazz records"),
-                                           T("D1:2", "Ana", "Sunday brunch with my aunt")})
-                    .ok());
-  }
+  Options o = TwoTurnsOnDisk(dir, emb);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   emb->calls = 0;
   {
     auto mem = Memory::Open(o);
@@ -233,7 +240,6 @@ TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
   // A different embedder: stored vectors are stale and get recomputed once.
   auto other = std::make_shared<FakeEmbedder>(32, "fake-32");
   o.embedder = other;
-  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   {
     auto mem = Memory::Open(o);
     ASSERT_TRUE(mem.ok());
@@ -254,17 +260,8 @@ TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
 // fail saying why.
 TEST(MemorySqlite, ReadOnlyStoreServesSearchesAndRefusesWrites) {
   const std::string dir = testing::MakeTempDir("ontomem-mem");
-  Options o;
-  o.data_dir = dir;
-  o.embedder = std::make_shared<FakeEmbedder>();
-  o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
-  {
-    auto mem = Memory::Open(o);
-    ASSERT_TRUE(mem.ok()) << mem.status().ToString();
-    ASSERT_TRUE((*mem)->IngestBatch(kAna, {T("D1:1", "Ana", "I love jazz records"),
-                                           T("D1:2", "Ana", "Sunday brunch with my aunt")})
-                    .ok());
-  }
+  Options o = TwoTurnsOnDisk(dir, std::make_shared<FakeEmbedder>());
+  ASSERT_FALSE(::testing::Test::HasFailure());
   auto other = std::make_shared<FakeEmbedder>(32, "fake-32");
   o.embedder = other;
   auto store = OpenSqliteStoreReadOnly(dir);

@@ -11,6 +11,7 @@
 
 #include "engine/memory_impl.h"
 #include "fake_embedder.h"
+#include "store/forwarding_store.h"
 #include "store/store.h"
 
 namespace ontomem {
@@ -29,8 +30,10 @@ Turn T(std::string id, std::string text) {
 
 // Delegates to the in-memory store; while armed, AppendTurns blocks until released, so a test
 // can act while a write is inside its commit.
-class GatedStore : public Store {
+class GatedStore : public ForwardingStore {
  public:
+  GatedStore() : ForwardingStore(NewInMemoryStore()) {}
+  using ForwardingStore::AppendTurns;
   void Arm() {
     std::lock_guard<std::mutex> l(mu_);
     armed_ = true;
@@ -55,30 +58,10 @@ class GatedStore : public Store {
         cv_.wait(l, [&] { return !armed_; });
       }
     }
-    return inner_->AppendTurns(key, records, delta, base);
-  }
-  StatusOr<uint64_t> UserVersion(const UserKey& k) override { return inner_->UserVersion(k); }
-  using Store::LoadUser;
-  StatusOr<UserSnapshot> LoadUser(const UserKey& k, const UserCursor* since) override {
-    return inner_->LoadUser(k, since);
-  }
-  StatusOr<std::vector<Assertion>> LoadAssertions(const UserKey& k) override { return inner_->LoadAssertions(k); }
-  StatusOr<std::vector<GraphEdge>> LoadEdges(const UserKey& k) override { return inner_->LoadEdges(k); }
-  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return inner_->LoadTurns(k); }
-  StatusOr<bool> HasUser(const UserKey& k) override { return inner_->HasUser(k); }
-  Status DeleteUser(const UserKey& k) override { return inner_->DeleteUser(k); }
-  Status AppendFeedback(const UserKey& k, const Feedback& f, WriteBase* base) override {
-    return inner_->AppendFeedback(k, f, base);
-  }
-  StatusOr<std::vector<Feedback>> LoadFeedback(const UserKey& k) override { return inner_->LoadFeedback(k); }
-  StatusOr<TenantStats> GetTenantStats(const std::string& t) override { return inner_->GetTenantStats(t); }
-  StatusOr<std::vector<std::string>> ListUsers(const std::string& t) override { return inner_->ListUsers(t); }
-  Status UpdateVectors(const UserKey& k, const std::vector<TurnRecord>& r) override {
-    return inner_->UpdateVectors(k, r);
+    return ForwardingStore::AppendTurns(key, records, delta, base);
   }
 
  private:
-  std::unique_ptr<Store> inner_ = NewInMemoryStore();
   std::mutex mu_;
   std::condition_variable cv_;
   bool armed_ = false, entered_ = false;

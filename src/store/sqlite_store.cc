@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "store/forwarding_store.h"
 #include "store/read_only_store.h"
 #include "store/store.h"
 
@@ -171,10 +172,9 @@ constexpr const char* kSelectUser =
 constexpr const char* kSelectUserVersion =
     "SELECT u.version FROM users u JOIN tenants t ON t.id = u.tenant_id "
     "WHERE t.name = ?1 AND u.name = ?2";
-constexpr const char* kVersionOf = "SELECT version FROM users WHERE id = ?1";
-// UserCursor of a user row: the maxima come from the (user_id, ...) indexes.
+// Version and UserCursor of a user row: the maxima come from the (user_id, ...) indexes.
 constexpr const char* kCursorOf =
-    "SELECT u.created_version, "
+    "SELECT u.version, u.created_version, "
     "(SELECT COALESCE(MAX(seq), 0) FROM turns WHERE user_id = u.id), "
     "(SELECT COALESCE(MAX(id), 0) FROM assertions WHERE user_id = u.id), "
     "(SELECT COALESCE(MAX(id), 0) FROM feedback WHERE user_id = u.id) "
@@ -458,7 +458,8 @@ class SqliteStore final : public Store {
   Status ReadTurns(int64_t user_id, int64_t after, std::vector<TurnRecord>* out);
   Status ReadAssertions(int64_t user_id, int64_t after, std::vector<Assertion>* out);
   Status ReadFeedback(int64_t user_id, int64_t after, std::vector<Feedback>* out);
-  StatusOr<UserCursor> ReadCursor(int64_t user_id);
+  // The user's cursor and, when `version` is given, its version: one row, one query.
+  StatusOr<UserCursor> ReadCursor(int64_t user_id, uint64_t* version = nullptr);
   // Inside a write transaction: calls base->rebase when the stored user (row `user_id`, if
   // any) is not at base->version.
   Status RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta);
@@ -983,28 +984,21 @@ StatusOr<std::vector<Assertion>> SqliteStore::LoadAssertions(const UserKey& key)
   return out;
 }
 
-StatusOr<UserCursor> SqliteStore::ReadCursor(int64_t user_id) {
+StatusOr<UserCursor> SqliteStore::ReadCursor(int64_t user_id, uint64_t* version) {
   ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kCursorOf));
   Stmt s(db(), raw);
   s.Bind(1, user_id);
   int rc = 0;
   RETURN_IF_ERROR(s.Step("read cursor", &rc));
   if (rc != SQLITE_ROW) return Status::NotFound("unknown user");
-  return UserCursor{static_cast<uint64_t>(s.Int(0)), s.Int(1), s.Int(2), s.Int(3)};
+  if (version != nullptr) *version = static_cast<uint64_t>(s.Int(0));
+  return UserCursor{static_cast<uint64_t>(s.Int(1)), s.Int(2), s.Int(3), s.Int(4)};
 }
 
 StatusOr<UserSnapshot> SqliteStore::LoadUser(const UserKey& key, const UserCursor* since) {
   UserSnapshot out;
   RETURN_IF_ERROR(ReadUserTxn(key, "load user " + UserName(key), [&](int64_t id) -> Status {
-    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kVersionOf));
-    {
-      Stmt s(db(), raw);
-      s.Bind(1, id);
-      int rc = 0;
-      RETURN_IF_ERROR(s.Step("read version", &rc));
-      out.version = static_cast<uint64_t>(s.Int(0));
-    }
-    ASSIGN_OR_RETURN(out.cursor, ReadCursor(id));
+    ASSIGN_OR_RETURN(out.cursor, ReadCursor(id, &out.version));
     out.since = since != nullptr && since->created == out.cursor.created;
     const UserCursor from = out.since ? *since : UserCursor();
     RETURN_IF_ERROR(ReadTurns(id, from.turns, &out.turns));
@@ -1046,16 +1040,10 @@ Status SqliteStore::RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* bas
   if (base == nullptr || !base->rebase) return Status::Ok();
   UserSnapshot stored;
   if (user_id) {
-    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kVersionOf));
-    Stmt s(db(), raw);
-    s.Bind(1, *user_id);
-    int rc = 0;
-    RETURN_IF_ERROR(s.Step("read version", &rc));
-    stored.version = static_cast<uint64_t>(s.Int(0));
+    ASSIGN_OR_RETURN(stored.cursor, ReadCursor(*user_id, &stored.version));
   }
   if (stored.version == base->version) return Status::Ok();
   if (user_id) {
-    ASSIGN_OR_RETURN(stored.cursor, ReadCursor(*user_id));
     RETURN_IF_ERROR(ReadTurns(*user_id, 0, &stored.turns));
     RETURN_IF_ERROR(ReadAssertions(*user_id, 0, &stored.assertions));
     RETURN_IF_ERROR(ReadFeedback(*user_id, 0, &stored.feedback));
@@ -1273,27 +1261,14 @@ StatusOr<TenantStats> SqliteStore::GetTenantStats(const std::string& tenant) {
 // Reads on their own connection: a write waits for another process's write lock (up to the busy
 // timeout) holding the writer's mutex, and in WAL mode a read needs no lock, so it must not wait
 // behind that write. A read that starts after a commit of either connection sees it.
-class SplitStore final : public Store {
+class SplitStore final : public ForwardingStore {
  public:
+  // Writes (and the version check, on its own connection) go to `writer`. The reader is a member
+  // so that it closes first: the writer, closing last, checkpoints and removes the WAL files.
   SplitStore(std::unique_ptr<Store> writer, std::unique_ptr<Store> reader)
-      : w_(std::move(writer)), r_(std::move(reader)) {}
+      : ForwardingStore(std::move(writer)), r_(std::move(reader)) {}
 
-  using Store::AppendTurns;
-  using Store::AppendFeedback;
-  Status AppendTurns(const UserKey& key, std::vector<TurnRecord>* records, GraphDelta* delta,
-                     WriteBase* base) override {
-    return w_->AppendTurns(key, records, delta, base);
-  }
-  Status DeleteUser(const UserKey& key) override { return w_->DeleteUser(key); }
-  Status AppendFeedback(const UserKey& key, const Feedback& feedback, WriteBase* base) override {
-    return w_->AppendFeedback(key, feedback, base);
-  }
-  Status UpdateVectors(const UserKey& key, const std::vector<TurnRecord>& records) override {
-    return w_->UpdateVectors(key, records);
-  }
-
-  StatusOr<uint64_t> UserVersion(const UserKey& key) override { return w_->UserVersion(key); }
-  using Store::LoadUser;
+  using ForwardingStore::LoadUser;
   StatusOr<UserSnapshot> LoadUser(const UserKey& key, const UserCursor* since) override {
     return r_->LoadUser(key, since);
   }
@@ -1306,7 +1281,6 @@ class SplitStore final : public Store {
   StatusOr<TenantStats> GetTenantStats(const std::string& tenant) override { return r_->GetTenantStats(tenant); }
 
  private:
-  std::unique_ptr<Store> w_;
   std::unique_ptr<Store> r_;
 };
 
