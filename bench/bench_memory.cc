@@ -198,6 +198,30 @@ void BM_SearchAfterOtherWriter(benchmark::State& state) {
 }
 BENCHMARK(BM_SearchAfterOtherWriter)->Arg(100)->Arg(700)->Unit(benchmark::kMicrosecond);
 
+// A write (one turn) right after another process wrote to the same user: the writer's copy is
+// stale, so the store hands over what it missed inside the write transaction and the write is
+// planned again. User of range(0) turns.
+void BM_WriteAfterOtherWriter(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::string dir = TempDir("write-after-other");
+  auto mine = OpenMemory(dir, Durability::kOff);
+  auto other = OpenMemory(dir, Durability::kOff);
+  UserKey key{"bench", "u"};
+  if (!other->IngestBatch(key, UserTurns(n)).ok()) state.SkipWithError("ingest failed");
+  if (!mine->IngestBatch(key, UserTurns(1, n)).ok()) state.SkipWithError("ingest failed");  // loads the user
+  size_t next = n + 1;
+  for (auto _ : state) {
+    state.PauseTiming();
+    if (!other->IngestBatch(key, UserTurns(1, next++)).ok()) state.SkipWithError("write failed");
+    state.ResumeTiming();
+    if (!mine->IngestBatch(key, UserTurns(1, next++)).ok()) state.SkipWithError("write failed");
+  }
+  mine.reset();
+  other.reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_WriteAfterOtherWriter)->Arg(100)->Arg(2000)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace ontomem
 

@@ -622,6 +622,47 @@ TEST_P(StoreTest, AWriteFromAStaleCopyIsRebasedOnTheStoredUser) {
   EXPECT_TRUE(store_->LoadFeedback(alice_)->empty());
 }
 
+// With the copy's cursor, the rebase gets only what came after it, unless the user was re-created.
+TEST_P(StoreTest, ARebaseFromACursorGetsOnlyTheRowsAfterIt) {
+  std::vector<TurnRecord> first = {Rec("D1", "Ana", "I love jazz")};
+  Append(alice_, &first);
+  auto copy = store_->LoadUser(alice_);
+  ASSERT_TRUE(copy.ok());
+  std::vector<TurnRecord> second = {Rec("D2", "Ana", "I love jazz a lot")};
+  Append(alice_, &second);  // another writer
+  Feedback f;
+  f.query_id = "q";
+  f.used = {"D2"};
+  ASSERT_TRUE(store_->AppendFeedback(alice_, f).ok());
+
+  UserSnapshot handed;
+  WriteBase base;
+  base.version = copy->version;
+  base.since = &copy->cursor;
+  base.rebase = [&](UserSnapshot&& stored, GraphDelta*) -> Status {
+    handed = std::move(stored);
+    return Status::Ok();
+  };
+  std::vector<TurnRecord> third = {Rec("D3", "Ana", "jazz again")};
+  ASSERT_TRUE(store_->AppendTurns(alice_, &third, nullptr, &base).ok());
+  EXPECT_TRUE(handed.since);
+  ASSERT_EQ(handed.turns.size(), 1u);
+  EXPECT_EQ(handed.turns[0].stored.turn.id, "D2");
+  ASSERT_EQ(handed.feedback.size(), 1u);
+  EXPECT_EQ(handed.feedback[0].query_id, "q");
+  EXPECT_EQ(handed.cursor.turns, 2);  // where the stored user stood before this write
+
+  // The user is deleted and re-created: the old cursor means nothing, everything is handed over.
+  ASSERT_TRUE(store_->DeleteUser(alice_).ok());
+  std::vector<TurnRecord> again = {Rec("E1", "Ana", "new life"), Rec("E2", "Ana", "and more")};
+  Append(alice_, &again);
+  handed = UserSnapshot();
+  std::vector<TurnRecord> fourth = {Rec("E3", "Ana", "third")};
+  ASSERT_TRUE(store_->AppendTurns(alice_, &fourth, nullptr, &base).ok());
+  EXPECT_FALSE(handed.since);
+  EXPECT_EQ(handed.turns.size(), 2u);
+}
+
 TEST_P(StoreTest, ListUsersSorted) {
   for (const char* name : {"zed", "Ålice", "amy", "Bob", "bob"}) {
     std::vector<TurnRecord> r = {Rec("", "", "hi")};

@@ -396,14 +396,34 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     if (plan) RETURN_IF_ERROR(plan(*slot->mem, &delta));
     // Another process (or Memory) wrote to the user since it was loaded: the store hands over
     // what it holds, inside its write transaction, and the write is planned again from that.
+    // Rows after the copy's cursor catch the copy up in place (a whole rebuild of a long
+    // history would hold the store's write lock for tens of milliseconds); anything else (the
+    // user was deleted or re-created) rebuilds it.
     std::unique_ptr<UserMemory> rebuilt;
     WriteBase base;
     base.version = slot->version;
+    const UserCursor since = slot->cursor;
+    if (slot->version != 0) base.since = &since;
     base.rebase = [&](UserSnapshot&& stored, GraphDelta* d) -> Status {
-      ASSIGN_OR_RETURN(rebuilt, BuildUserMemory(std::move(stored), nullptr));
+      const UserMemory* now = nullptr;
+      if (stored.since) {
+        std::unique_lock<std::shared_mutex> lock(slot->mu);
+        const uint64_t version = stored.version;
+        const UserCursor cursor = stored.cursor;
+        if (Status st = ApplyStored(std::move(stored), slot->mem.get(), nullptr); !st.ok()) {
+          slot->mem.reset();  // half applied: the next access reloads it
+          return st.WithContext("catch up with another writer");
+        }
+        slot->version = version;
+        slot->cursor = cursor;
+        now = slot->mem.get();
+      } else {
+        ASSIGN_OR_RETURN(rebuilt, BuildUserMemory(std::move(stored), nullptr));
+        now = rebuilt.get();
+      }
       if (!plan) return Status::Ok();
       *d = GraphDelta();
-      return plan(*rebuilt, d);
+      return plan(*now, d);
     };
     base.committing = [&](uint64_t v) {
       if (!rebuilt) slot->own_commit.store(v, std::memory_order_release);

@@ -288,7 +288,7 @@ class MemoryStore final : public Store {
     const uint64_t stored = user != nullptr ? user->version : 0;
     if (base == nullptr || base->version == stored || !base->rebase) return Status::Ok();
     if (delta != nullptr) *delta = GraphDelta();
-    return base->rebase(user != nullptr ? Snapshot(*user) : UserSnapshot(), delta);
+    return base->rebase(user != nullptr ? Snapshot(*user, base->since) : UserSnapshot(), delta);
   }
 
   UserData* Find(const UserKey& key) {

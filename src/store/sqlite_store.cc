@@ -1044,9 +1044,11 @@ Status SqliteStore::RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* bas
   }
   if (stored.version == base->version) return Status::Ok();
   if (user_id) {
-    RETURN_IF_ERROR(ReadTurns(*user_id, 0, &stored.turns));
-    RETURN_IF_ERROR(ReadAssertions(*user_id, 0, &stored.assertions));
-    RETURN_IF_ERROR(ReadFeedback(*user_id, 0, &stored.feedback));
+    stored.since = base->since != nullptr && base->since->created == stored.cursor.created;
+    const UserCursor from = stored.since ? *base->since : UserCursor();
+    RETURN_IF_ERROR(ReadTurns(*user_id, from.turns, &stored.turns));
+    RETURN_IF_ERROR(ReadAssertions(*user_id, from.assertions, &stored.assertions));
+    RETURN_IF_ERROR(ReadFeedback(*user_id, from.feedback, &stored.feedback));
   }
   if (delta != nullptr) *delta = GraphDelta();
   return base->rebase(std::move(stored), delta);

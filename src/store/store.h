@@ -88,7 +88,11 @@ struct UserSnapshot {
 // `rebase` must not call the store.
 struct WriteBase {
   uint64_t version = 0;  // the version the caller's copy reflects; 0: the user was not stored
+  // The rebase snapshot is everything stored, or, when `since` (the copy's cursor) is given and
+  // the stored user is the same incarnation, only the rows after it (stored.since): a caller
+  // that can catch its copy up then need not rebuild it under the store's write lock.
   std::function<Status(UserSnapshot&& stored, GraphDelta* delta)> rebase;  // may be empty
+  const UserCursor* since = nullptr;
   // Called, when set, with the version the write is about to commit, just before the commit
   // (which may still fail). Other connections may see that version before the store call
   // returns (SQLite can checkpoint inside COMMIT), so a caller that must tell its own commit
