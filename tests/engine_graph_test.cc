@@ -265,7 +265,8 @@ TEST_F(EngineGraphTest, AnUnsharedDataDirectorySkipsTheCheckButWritesStaySafe) {
 
 // Forwards to a store and, once armed, runs `between` right after the first read of a user's
 // turns: where another process's write lands between two reads of one request. Runs
-// `before_append` (when set) at the start of AppendTurns: a write of this process in flight.
+// `before_append` (when set) at the start of AppendTurns: a write of this process in flight;
+// `after_append` with what it returned.
 class WriteBetweenReads final : public ForwardingStore {
  public:
   explicit WriteBetweenReads(std::unique_ptr<Store> base) : ForwardingStore(std::move(base)) {}
@@ -273,6 +274,7 @@ class WriteBetweenReads final : public ForwardingStore {
   bool fired = false;
   std::function<void()> between;
   std::function<void()> before_append;
+  std::function<void(const Status&)> after_append;
 
   using ForwardingStore::AppendTurns;
   using ForwardingStore::LoadUser;
@@ -281,7 +283,9 @@ class WriteBetweenReads final : public ForwardingStore {
   }
   Status AppendTurns(const UserKey& k, std::vector<TurnRecord>* r, GraphDelta* d, WriteBase* b) override {
     if (before_append) before_append();
-    return base().AppendTurns(k, r, d, b);
+    Status st = base().AppendTurns(k, r, d, b);
+    if (after_append) after_append(st);
+    return st;
   }
   StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return Fire(base().LoadTurns(k)); }
 
@@ -356,6 +360,60 @@ TEST_F(EngineGraphTest, ASearchDuringAnOwnWriteSeesAnotherProcesssAcknowledgedWr
   auto after = DenseIds(mem.get(), ana_, "titanic");
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, (std::set<std::string>{"D1:1", "D2:1", "D3:1"}));
+}
+
+// Another process writes after this one checked its copy and before its write transaction: the
+// store hands over only what came after the copy. With no search on the copy it is caught up in
+// place; with one holding it, the attempt stores nothing and is retried, and nothing is lost.
+TEST_F(EngineGraphTest, AWriteLandingJustBeforeOursIsCaughtUpWhetherOrNotTheCopyIsBusy) {
+  for (const bool busy : {false, true}) {
+    SCOPED_TRACE(busy ? "copy busy" : "copy free");
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    auto other = Open();
+    auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
+    ASSERT_TRUE(base.ok());
+    auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
+    WriteBetweenReads* hook = hooked.get();
+    auto mem = Open(std::move(hooked));
+    ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+    std::promise<void> holding, release;
+    std::shared_future<void> released = release.get_future().share();
+    std::thread reader;
+    std::vector<StatusCode> attempts;
+    hook->before_append = [&] {
+      if (!attempts.empty()) return;
+      if (busy) {  // a search on the (still current) copy, held until the first attempt ends
+        reader = std::thread([&] {
+          EXPECT_TRUE(mem->ReadGraph(ana_, [&](const MemoryGraph&) {
+            holding.set_value();
+            released.wait();
+          }).ok());
+        });
+        holding.get_future().wait();
+      }
+      ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+    };
+    hook->after_append = [&](const Status& st) {
+      attempts.push_back(st.code());
+      if (busy && attempts.size() == 1) release.set_value();
+    };
+    ASSERT_TRUE(mem->Ingest(ana_, T("D3:1", "I love titanic", 2 * 86400000, "s3")).ok());
+    if (reader.joinable()) reader.join();
+    const std::vector<StatusCode> expected =
+        busy ? std::vector<StatusCode>{StatusCode::kUnavailable, StatusCode::kOk} : std::vector<StatusCode>{StatusCode::kOk};
+    EXPECT_EQ(attempts, expected);
+    nlohmann::json graph = Graph(mem.get(), ana_);
+    const auto* promoted = EdgeOf(graph, "PREFERS_GENRE", "concept:genre/romance");
+    ASSERT_NE(promoted, nullptr);
+    EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"D1:1", "D2:1", "D3:1"}));
+    EXPECT_EQ(graph, Graph(other.get(), ana_));
+    ExpectStoredEdgesMatch(graph);
+    auto ids = DenseIds(mem.get(), ana_, "the notebook");
+    ASSERT_TRUE(ids.ok());
+    EXPECT_TRUE(ids->count("D2:1"));
+    EXPECT_EQ(mem->Turns(ana_)->size(), 3u);
+  }
 }
 
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {

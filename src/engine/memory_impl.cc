@@ -376,6 +376,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
 Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan, const WriteFn& write,
                              const ApplyFn& apply) {
   const std::string ck = CacheKey(key);
+  bool whole_rebase = false;  // the copy was busy when the store's write lock was held: rebuild
   for (;;) {
     SlotPtr slot = Acquire(ck);
     std::unique_lock<std::mutex> write_lock(slot->write_mu);
@@ -384,6 +385,16 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
       if (slot->evicted) continue;
       // Load before appending so the in-memory order matches the store's seq order.
       Status st = EnsureLoaded(key, slot.get(), create);
+      // What other processes stored since the copy was read is applied here, before the store's
+      // write lock is taken (waiting for this user's searches under it would stall every
+      // writer of the file); the rebase below is then for a write that lands in between.
+      if (st.ok() && options_.shared_data_dir && slot->version != 0) {
+        StatusOr<uint64_t> stored = store_->UserVersion(key);
+        if (stored.ok() && *stored > slot->version && !CatchUp(key, slot.get())) {
+          slot->mem.reset();
+          st = EnsureLoaded(key, slot.get(), create);
+        }
+      }
       if (!st.ok()) {
         lock.unlock();
         write_lock.unlock();
@@ -396,18 +407,24 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     if (plan) RETURN_IF_ERROR(plan(*slot->mem, &delta));
     // Another process (or Memory) wrote to the user since it was loaded: the store hands over
     // what it holds, inside its write transaction, and the write is planned again from that.
-    // Rows after the copy's cursor catch the copy up in place (a whole rebuild of a long
-    // history would hold the store's write lock for tens of milliseconds); anything else (the
-    // user was deleted or re-created) rebuilds it.
+    // Rows after the copy's cursor catch the copy up in place when no search holds it (a whole
+    // rebuild of a long history holds the store's write lock for tens of milliseconds); a busy
+    // copy fails this attempt, which is retried with a whole rebuild. A deleted or re-created
+    // user is rebuilt.
     std::unique_ptr<UserMemory> rebuilt;
+    bool busy = false;
     WriteBase base;
     base.version = slot->version;
     const UserCursor since = slot->cursor;
-    if (slot->version != 0) base.since = &since;
+    if (slot->version != 0 && !whole_rebase) base.since = &since;
     base.rebase = [&](UserSnapshot&& stored, GraphDelta* d) -> Status {
       const UserMemory* now = nullptr;
       if (stored.since) {
-        std::unique_lock<std::shared_mutex> lock(slot->mu);
+        std::unique_lock<std::shared_mutex> lock(slot->mu, std::try_to_lock);
+        if (!lock.owns_lock()) {
+          busy = true;
+          return Status::Unavailable("the cached copy is in use");
+        }
         const uint64_t version = stored.version;
         const UserCursor cursor = stored.cursor;
         if (Status st = ApplyStored(std::move(stored), slot->mem.get(), nullptr); !st.ok()) {
@@ -430,6 +447,10 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     };
     if (Status st = write(&delta, &base); !st.ok()) {
       slot->own_commit.store(0, std::memory_order_release);  // that version may be another's next
+      if (busy && !whole_rebase) {  // nothing was stored
+        whole_rebase = true;
+        continue;
+      }
       return st;
     }
     size_t bytes = 0;
