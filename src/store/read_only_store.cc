@@ -11,7 +11,8 @@ namespace {
 
 class ReadOnlyStore final : public ForwardingStore {
  public:
-  ReadOnlyStore(std::unique_ptr<Store> base, std::string why) : ForwardingStore(std::move(base)), why_(std::move(why)) {}
+  ReadOnlyStore(std::unique_ptr<Store> base, std::string why)
+      : ForwardingStore(std::move(base)), why_(std::move(why)) {}
 
   using ForwardingStore::AppendFeedback;
   using ForwardingStore::AppendTurns;
