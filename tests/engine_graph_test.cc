@@ -60,6 +60,43 @@ GraphContext MoviesContext() {
   return ctx;
 }
 
+// Forwards to a store and, once armed, runs `between` right after the first read of a user's
+// turns: where another process's write lands between two reads of one request. Runs
+// `before_append` (when set) at the start of AppendTurns: a write of this process in flight;
+// `after_append` with what it returned.
+class WriteBetweenReads final : public ForwardingStore {
+ public:
+  explicit WriteBetweenReads(std::unique_ptr<Store> base) : ForwardingStore(std::move(base)) {}
+  bool armed = false;
+  bool fired = false;
+  std::function<void()> between;
+  std::function<void()> before_append;
+  std::function<void(const Status&)> after_append;
+
+  using ForwardingStore::AppendTurns;
+  using ForwardingStore::LoadUser;
+  StatusOr<UserSnapshot> LoadUser(const UserKey& k, const UserCursor* since) override {
+    return Fire(base().LoadUser(k, since));
+  }
+  Status AppendTurns(const UserKey& k, std::vector<TurnRecord>* r, GraphDelta* d, WriteBase* b) override {
+    if (before_append) before_append();
+    Status st = base().AppendTurns(k, r, d, b);
+    if (after_append) after_append(st);
+    return st;
+  }
+  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return Fire(base().LoadTurns(k)); }
+
+ private:
+  template <typename T>
+  T Fire(T result) {
+    if (armed && !fired) {
+      fired = true;
+      between();
+    }
+    return result;
+  }
+};
+
 class EngineGraphTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::MakeTempDir("ontomem-graph"); }
@@ -81,6 +118,14 @@ class EngineGraphTest : public ::testing::Test {
     auto mem = std::make_unique<MemoryImpl>(o, std::move(store), emb);
     mem->set_fact_pipeline(PatternExtractor(), RomancePolicy());
     return mem;
+  }
+  // Open() on the directory's store wrapped in a WriteBetweenReads, handed out in *hook.
+  std::unique_ptr<MemoryImpl> OpenHooked(WriteBetweenReads** hook) {
+    auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
+    EXPECT_TRUE(base.ok()) << base.status().ToString();
+    auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
+    *hook = hooked.get();
+    return Open(std::move(hooked));
   }
   // The stored edge snapshot holds the edges of `live` (a GraphJson) with their provenance.
   void ExpectStoredEdgesMatch(const nlohmann::json& live) {
@@ -263,51 +308,12 @@ TEST_F(EngineGraphTest, AnUnsharedDataDirectorySkipsTheCheckButWritesStaySafe) {
   EXPECT_EQ((*promoted)["source_turns"], nlohmann::json::array({"D1:1", "D2:1", "D3:1"}));
 }
 
-// Forwards to a store and, once armed, runs `between` right after the first read of a user's
-// turns: where another process's write lands between two reads of one request. Runs
-// `before_append` (when set) at the start of AppendTurns: a write of this process in flight;
-// `after_append` with what it returned.
-class WriteBetweenReads final : public ForwardingStore {
- public:
-  explicit WriteBetweenReads(std::unique_ptr<Store> base) : ForwardingStore(std::move(base)) {}
-  bool armed = false;
-  bool fired = false;
-  std::function<void()> between;
-  std::function<void()> before_append;
-  std::function<void(const Status&)> after_append;
-
-  using ForwardingStore::AppendTurns;
-  using ForwardingStore::LoadUser;
-  StatusOr<UserSnapshot> LoadUser(const UserKey& k, const UserCursor* since) override {
-    return Fire(base().LoadUser(k, since));
-  }
-  Status AppendTurns(const UserKey& k, std::vector<TurnRecord>* r, GraphDelta* d, WriteBase* b) override {
-    if (before_append) before_append();
-    Status st = base().AppendTurns(k, r, d, b);
-    if (after_append) after_append(st);
-    return st;
-  }
-  StatusOr<std::vector<TurnRecord>> LoadTurns(const UserKey& k) override { return Fire(base().LoadTurns(k)); }
-
- private:
-  template <typename T>
-  T Fire(T result) {
-    if (armed && !fired) {
-      fired = true;
-      between();
-    }
-    return result;
-  }
-};
 
 TEST_F(EngineGraphTest, ExportIsOneSnapshotWhileAnotherProcessWrites) {
   auto other = Open();
   ASSERT_TRUE(other->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
-  auto base = OpenSqliteStore(dir_, false, Durability::kNormal);
-  ASSERT_TRUE(base.ok());
-  auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
-  WriteBetweenReads* hook = hooked.get();
-  auto mem = Open(std::move(hooked));
+  WriteBetweenReads* hook = nullptr;
+  auto mem = OpenHooked(&hook);
   ASSERT_TRUE(mem->GraphJson(ana_).ok());  // loaded and cached, as in a running server
   hook->between = [&] {
     ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
@@ -335,11 +341,8 @@ TEST_F(EngineGraphTest, ExportIsOneSnapshotWhileAnotherProcessWrites) {
 // process to the same user is in flight (it used to serve the stale copy until that committed).
 TEST_F(EngineGraphTest, ASearchDuringAnOwnWriteSeesAnotherProcesssAcknowledgedWrite) {
   auto other = Open();
-  auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
-  ASSERT_TRUE(base.ok());
-  auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
-  WriteBetweenReads* hook = hooked.get();
-  auto mem = Open(std::move(hooked));
+  WriteBetweenReads* hook = nullptr;
+  auto mem = OpenHooked(&hook);
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
   ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
   std::promise<void> entered, release;
@@ -371,11 +374,8 @@ TEST_F(EngineGraphTest, AWriteLandingJustBeforeOursIsCaughtUpWhetherOrNotTheCopy
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     auto other = Open();
-    auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
-    ASSERT_TRUE(base.ok());
-    auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
-    WriteBetweenReads* hook = hooked.get();
-    auto mem = Open(std::move(hooked));
+    WriteBetweenReads* hook = nullptr;
+    auto mem = OpenHooked(&hook);
     ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
     std::promise<void> holding, release;
     std::shared_future<void> released = release.get_future().share();
