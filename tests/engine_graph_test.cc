@@ -416,6 +416,40 @@ TEST_F(EngineGraphTest, AWriteLandingJustBeforeOursIsCaughtUpWhetherOrNotTheCopy
   }
 }
 
+// Searches that catch up on another process's writes apply them in place: none builds a whole
+// private copy of the user (one search used to keep write_mu past releasing mu, so the next
+// search took it for a write in flight; each copy was a whole user's worth of transient heap,
+// the RSS growth in bench/shared_dir.py).
+TEST_F(EngineGraphTest, SearchesCatchingUpOnAnotherProcesssWritesBuildNoPrivateCopy) {
+  auto other = Open();
+  auto mem = Open();
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(mem->Ingest(ana_, T("D" + std::to_string(i) + ":1", "I love titanic", 1000 + i, "s1")).ok());
+  SearchOptions so;
+  so.k = 5;
+  so.method = Method::kDense;
+  std::atomic<bool> stop{false};
+  std::atomic<int> searches{0};
+  std::vector<std::thread> searchers;
+  for (int t = 0; t < 4; ++t)
+    searchers.emplace_back([&] {
+      while (!stop.load()) {
+        EXPECT_TRUE(mem->Search(ana_, "titanic", so).ok());
+        searches.fetch_add(1);
+      }
+    });
+  for (int i = 0; i < 400; ++i) {
+    Feedback f;
+    f.query_id = "q" + std::to_string(i);
+    f.used = {"D1:1"};
+    ASSERT_TRUE(other->AddFeedback(ana_, f).ok());
+  }
+  stop = true;
+  for (auto& t : searchers) t.join();
+  EXPECT_GT(searches.load(), 0);
+  EXPECT_EQ(mem->private_copies(), 0u);
+}
+
 TEST_F(EngineGraphTest, RetriesDoNotDoubleCountAndFailedBatchesChangeNothing) {
   auto mem = Open();
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());

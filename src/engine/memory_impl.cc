@@ -507,6 +507,7 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
         // what it has acknowledged. (Between COMMIT and apply lies SQLite's auto-checkpoint.)
         if (version <= slot->own_commit.load(std::memory_order_acquire)) return fn(*slot->mem);
         lock.unlock();
+        private_copies_.fetch_add(1, std::memory_order_relaxed);
         auto snapshot = store_->LoadUser(key);
         if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);
         ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*snapshot), nullptr));
@@ -517,6 +518,9 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
       if (!CatchUp(key, slot.get())) slot->mem.reset();
     }
     Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
+    // Released with mu, not at the end of the loop: a search that took mu next and found
+    // write_mu still held would take it for a write in flight and build a whole private copy.
+    if (write_lock.owns_lock()) write_lock.unlock();
     if (!st.ok()) {
       lock.unlock();
       DropIfUnloaded(ck, slot);

@@ -64,6 +64,8 @@ class MemoryImpl : public Memory {
   void set_retriever_config(const RetrieverConfig& c) { retriever_ = c; }
   // Runs `fn` on the user's loaded graph under the read lock (benchmark reporting).
   Status ReadGraph(const UserKey& key, const std::function<void(const MemoryGraph&)>& fn);
+  // Searches that built a whole private copy of the user because a write held the slot.
+  uint64_t private_copies() const { return private_copies_.load(std::memory_order_relaxed); }
 
  private:
   // One user's cache slot. `mu` guards `mem` and `evicted`; a slot is evicted only when its
@@ -134,6 +136,7 @@ class MemoryImpl : public Memory {
   const uint64_t query_id_base_;
   std::atomic<uint64_t> query_counter_{0};
   std::atomic<uint64_t> cache_hits_{0}, cache_misses_{0}, cache_evictions_{0};
+  std::atomic<uint64_t> private_copies_{0};
 
   mutable std::mutex cache_mu_;
   std::list<std::string> lru_;  // front = most recently used
