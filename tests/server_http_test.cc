@@ -573,6 +573,7 @@ TEST_F(ServerTest, MetricsHealthAndInspector) {
   EXPECT_NE(m.find("ontomem_user_cache_total{result=\"hit\"} "), std::string::npos) << m;
   EXPECT_NE(m.find("ontomem_user_cache_total{result=\"miss\"} 1\n"), std::string::npos) << m;  // ana's first use
   EXPECT_NE(m.find("ontomem_user_cache_evictions_total 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("ontomem_user_private_copies_total 0\n"), std::string::npos) << m;
   // No --verify-url: the fact verifier was never asked.
   EXPECT_NE(m.find("ontomem_fact_verifier_requests_total{result=\"ok\"} 0\n"), std::string::npos) << m;
   EXPECT_NE(m.find("ontomem_fact_verifier_requests_total{result=\"failed\"} 0\n"), std::string::npos) << m;

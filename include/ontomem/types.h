@@ -146,8 +146,10 @@ struct Feedback {
 
 // Lookups of the in-memory user cache since Memory::Open: a hit found the user loaded, a miss
 // loaded them from the store; evictions dropped a user to stay within the memory budget.
+// private_copies: searches that read a whole copy of the user for themselves, because another
+// process had written to it while a write of this process held it (each costs a whole load).
 struct CacheStats {
-  uint64_t hits = 0, misses = 0, evictions = 0;
+  uint64_t hits = 0, misses = 0, evictions = 0, private_copies = 0;
 };
 
 // Requests sent to Options::fact_verifier since the memory opened, and how many failed and kept

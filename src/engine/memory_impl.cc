@@ -757,7 +757,7 @@ size_t MemoryImpl::MemoryUsage() const {
 
 CacheStats MemoryImpl::GetCacheStats() const {
   return {cache_hits_.load(std::memory_order_relaxed), cache_misses_.load(std::memory_order_relaxed),
-          cache_evictions_.load(std::memory_order_relaxed)};
+          cache_evictions_.load(std::memory_order_relaxed), private_copies_.load(std::memory_order_relaxed)};
 }
 
 FactVerifierStats MemoryImpl::GetFactVerifierStats() const {

@@ -64,8 +64,6 @@ class MemoryImpl : public Memory {
   void set_retriever_config(const RetrieverConfig& c) { retriever_ = c; }
   // Runs `fn` on the user's loaded graph under the read lock (benchmark reporting).
   Status ReadGraph(const UserKey& key, const std::function<void(const MemoryGraph&)>& fn);
-  // Searches that built a whole private copy of the user because a write held the slot.
-  uint64_t private_copies() const { return private_copies_.load(std::memory_order_relaxed); }
 
  private:
   // One user's cache slot. `mu` guards `mem` and `evicted`; a slot is evicted only when its

@@ -75,6 +75,10 @@ std::string Metrics::Render(const Memory* memory) const {
     out += "# HELP ontomem_user_cache_evictions_total Users dropped from memory to stay within the budget.\n";
     out += "# TYPE ontomem_user_cache_evictions_total counter\n";
     out += fmt::format("ontomem_user_cache_evictions_total {}\n", cs.evictions);
+    out += "# HELP ontomem_user_private_copies_total Searches that loaded a whole user for themselves (another "
+           "process wrote while a write of this one held the user).\n";
+    out += "# TYPE ontomem_user_private_copies_total counter\n";
+    out += fmt::format("ontomem_user_private_copies_total {}\n", cs.private_copies);
     const FactVerifierStats fv = memory->GetFactVerifierStats();
     out += "# HELP ontomem_fact_verifier_requests_total Requests to the fact verifier endpoint by result "
            "(failed: the rules' verdict was kept).\n";

@@ -227,6 +227,8 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "  `ontomem_searches_total`, `ontomem_inflight_requests`, `ontomem_queued_connections`,\n"
         "  `ontomem_loaded_users`, `ontomem_memory_bytes`, `ontomem_user_cache_total{result}` (hits and\n"
         "  misses of the loaded-user cache), `ontomem_user_cache_evictions_total`,\n"
+        "  `ontomem_user_private_copies_total` (searches that loaded a whole user for themselves because\n"
+        "  another process wrote while a write of this one held it: a shared data directory under load),\n"
         "  `ontomem_fact_verifier_requests_total{result}` (requests to `--verify-url` that were\n"
         "  answered or failed; zeros without it).\n"
         "- With `--verify-url` a turns request answers only after the chat model has been asked about\n"
