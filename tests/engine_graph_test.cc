@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -104,10 +105,12 @@ class EngineGraphTest : public ::testing::Test {
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
-  std::unique_ptr<MemoryImpl> Open(std::unique_ptr<Store> store = nullptr, bool shared_data_dir = true) {
+  std::unique_ptr<MemoryImpl> Open(std::unique_ptr<Store> store = nullptr, bool shared_data_dir = true,
+                                   std::chrono::milliseconds own_write_wait = Options().own_write_wait) {
     Options o;
     o.data_dir = dir_;
     o.shared_data_dir = shared_data_dir;
+    o.own_write_wait = own_write_wait;
     auto emb = std::make_shared<testing::FakeEmbedder>();
     o.embedder = emb;
     o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
@@ -121,12 +124,13 @@ class EngineGraphTest : public ::testing::Test {
     return mem;
   }
   // Open() on the directory's store wrapped in a WriteBetweenReads, handed out in *hook.
-  std::unique_ptr<MemoryImpl> OpenHooked(WriteBetweenReads** hook) {
+  std::unique_ptr<MemoryImpl> OpenHooked(WriteBetweenReads** hook,
+                                         std::chrono::milliseconds own_write_wait = Options().own_write_wait) {
     auto base = OpenSqliteStore(dir_, true, Durability::kNormal);
     EXPECT_TRUE(base.ok()) << base.status().ToString();
     auto hooked = std::make_unique<WriteBetweenReads>(std::move(*base));
     *hook = hooked.get();
-    return Open(std::move(hooked));
+    return Open(std::move(hooked), true, own_write_wait);
   }
   // The stored edge snapshot holds the edges of `live` (a GraphJson) with their provenance.
   void ExpectStoredEdgesMatch(const nlohmann::json& live) {
@@ -365,6 +369,71 @@ TEST_F(EngineGraphTest, ASearchDuringAnOwnWriteSeesAnotherProcesssAcknowledgedWr
   auto after = DenseIds(mem.get(), ana_, "titanic");
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, (std::set<std::string>{"D1:1", "D2:1", "D3:1"}));
+}
+
+// Same, but the write of this process ends while the search waits for it (Options::
+// own_write_wait): the search then catches up after it and reads no copy of its own.
+TEST_F(EngineGraphTest, ASearchWaitsForAnOwnWriteThenCatchesUp) {
+  auto other = Open();
+  WriteBetweenReads* hook = nullptr;
+  auto mem = OpenHooked(&hook, std::chrono::seconds(30));
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> once{false};
+  hook->before_append = [&] {
+    if (once.exchange(true)) return;
+    ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+    entered.set_value();
+    released.wait();
+  };
+  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3")).ok()); });
+  entered.get_future().wait();
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    release.set_value();
+  });
+  auto seen = DenseIds(mem.get(), ana_, "the notebook");
+  releaser.join();
+  writer.join();
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  EXPECT_TRUE(seen->count("D2:1"));
+  EXPECT_EQ(mem->GetCacheStats().private_copies, 0u);
+}
+
+// Another process forgets the user while a write of this process to it is in flight: once the
+// forget is acknowledged, searches and the graph say the user is unknown (a deleted user's
+// version is 0, which passed for "only this process's write is ahead").
+TEST_F(EngineGraphTest, AUserForgottenByAnotherProcessIsNotServedDuringAnOwnWrite) {
+  auto other = Open();
+  WriteBetweenReads* hook = nullptr;
+  auto mem = OpenHooked(&hook);
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> once{false};
+  hook->before_append = [&] {
+    if (once.exchange(true)) return;
+    ASSERT_TRUE(other->Forget(ana_).ok());
+    entered.set_value();
+    released.wait();
+  };
+  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D2:1", "I hate horror", 86400000, "s2")).ok()); });
+  entered.get_future().wait();
+  const StatusCode search = DenseIds(mem.get(), ana_, "titanic").status().code();
+  const StatusCode graph = mem->GraphJson(ana_).status().code();
+  release.set_value();
+  writer.join();
+  EXPECT_EQ(search, StatusCode::kNotFound);
+  EXPECT_EQ(graph, StatusCode::kNotFound);
+  // The write went on after the forget: it made the user anew, with its own turn only.
+  auto turns = mem->Turns(ana_);
+  ASSERT_TRUE(turns.ok());
+  ASSERT_EQ(turns->size(), 1u);
+  EXPECT_EQ((*turns)[0].turn.id, "D2:1");
+  auto ids = DenseIds(mem.get(), ana_, "titanic");
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(*ids, std::set<std::string>{"D2:1"});
 }
 
 // Another process writes after this one checked its copy and before its write transaction: the

@@ -1,6 +1,7 @@
 // Options for Memory::Open. Every field states its default.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,6 +29,12 @@ struct Options {
   // another process added. Default true. False promises this Memory is the directory's only
   // writer and skips the check (a cached user never sees others' writes); writes stay safe.
   bool shared_data_dir = true;
+  // When another process wrote a user while a write of this Memory to the same user is in
+  // flight, a search waits up to this long for that write (its commit and fsync take a few ms)
+  // and then applies the other process's rows in place; past it, the search reads a whole copy
+  // of the user for itself (`CacheStats::private_copies`). Default 50 ms, about what a whole
+  // load of a 2,000-turn user costs; 0 never waits.
+  std::chrono::milliseconds own_write_wait{50};
   // Path of the lexicon made by `ontomem lexicon build`. The dense view's embedder when
   // `embedder` is null; with a custom embedder, the knowledge side's (below).
   // Default: empty, which means $ONTOMEM_LEXICON, else $HOME/.cache/ontomem/lexicon.bin.

@@ -258,7 +258,7 @@ void MemoryImpl::EvictOverBudget(const std::string& keep) {
     // drop the last other reference.
     const SlotPtr victim = entry->second.slot;
     Slot* slot = victim.get();
-    std::unique_lock<std::mutex> write_lock(slot->write_mu, std::try_to_lock);
+    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu, std::try_to_lock);
     if (!write_lock.owns_lock()) continue;  // being written: try the next one
     std::unique_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
     if (!slot_lock.owns_lock()) continue;  // in use: try the next one
@@ -379,7 +379,7 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
   bool whole_rebase = false;  // the copy was busy when the store's write lock was held: rebuild
   for (;;) {
     SlotPtr slot = Acquire(ck);
-    std::unique_lock<std::mutex> write_lock(slot->write_mu);
+    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu);
     {
       std::unique_lock<std::shared_mutex> lock(slot->mu);
       if (slot->evicted) continue;
@@ -485,6 +485,7 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
     return slot.mem && (!shared || (version != 0 && slot.version >= version));
   };
   bool counted = false;  // this call already counted its cache hit or miss
+  bool waited = false;   // for a write of this process (Options::own_write_wait)
   for (;;) {
     SlotPtr slot = Acquire(ck);
     {
@@ -497,16 +498,25 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
     }
     std::unique_lock<std::shared_mutex> lock(slot->mu);
     if (slot->evicted) continue;
-    std::unique_lock<std::mutex> write_lock(slot->write_mu, std::defer_lock);
+    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu, std::defer_lock);
     if (slot->mem && !current(*slot)) {
       // try_lock: writers take write_mu before mu. A write of this process in flight brings the
-      // copy up to date in its apply step, but another process's acknowledged write must be seen
-      // now: this call reads a copy of its own, without waiting for that write.
+      // copy up to date in its apply step, but another process's acknowledged write (or forget)
+      // must be seen now.
       if (!write_lock.try_lock()) {
         // The store moved on only by that write, not acknowledged yet: this process's copy is
         // what it has acknowledged. (Between COMMIT and apply lies SQLite's auto-checkpoint.)
-        if (version <= slot->own_commit.load(std::memory_order_acquire)) return fn(*slot->mem);
+        // Version 0: another process deleted the user.
+        if (version != 0 && version <= slot->own_commit.load(std::memory_order_acquire)) return fn(*slot->mem);
         lock.unlock();
+        // Another process wrote too: wait a little for this process's write, then catch up after
+        // it (a whole copy costs a whole load); a write stuck behind another process's lock is
+        // not waited for long.
+        if (!waited && options_.own_write_wait.count() > 0) {
+          waited = true;
+          std::unique_lock<std::timed_mutex> wait(slot->write_mu, options_.own_write_wait);
+          if (wait.owns_lock()) continue;
+        }
         private_copies_.fetch_add(1, std::memory_order_relaxed);
         auto snapshot = store_->LoadUser(key);
         if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);
@@ -675,7 +685,7 @@ Status MemoryImpl::Forget(const UserKey& key) {
   const std::string ck = CacheKey(key);
   for (;;) {
     SlotPtr slot = Acquire(ck);
-    std::unique_lock<std::mutex> write_lock(slot->write_mu);
+    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu);
     std::unique_lock<std::shared_mutex> lock(slot->mu);
     if (slot->evicted) continue;
     Status st = store_->DeleteUser(key);

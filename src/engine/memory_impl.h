@@ -69,11 +69,12 @@ class MemoryImpl : public Memory {
   // One user's cache slot. `mu` guards `mem` and `evicted`; a slot is evicted only when its
   // locks are free, so an in-flight write is never lost from the cache. Every writer holds
   // `write_mu` for its whole write (store commit included) and takes `mu` exclusively only to
-  // load and to apply, so searches (shared `mu`) do not wait for a commit's fsync. Since only
+  // load and to apply, so searches (shared `mu`) do not wait for a commit's fsync (unless another
+  // process wrote the user meanwhile: Options::own_write_wait). Since only
   // holders of `write_mu` change a loaded `mem`, they may read it without `mu`.
   // Lock order: write_mu, mu, cache_mu_.
   struct Slot {
-    std::mutex write_mu;
+    std::timed_mutex write_mu;
     std::shared_mutex mu;
     std::unique_ptr<UserMemory> mem;  // null until loaded
     uint64_t version = 0;             // Store::UserVersion that `mem` reflects
