@@ -32,9 +32,12 @@ struct Options {
   // When another process wrote a user while a write of this Memory to the same user is in
   // flight, a search waits up to this long for that write (its commit and fsync take a few ms)
   // and then applies the other process's rows in place; past it, the search reads a whole copy
-  // of the user for itself (`CacheStats::private_copies`). Default 50 ms, about what a whole
-  // load of a 2,000-turn user costs; 0 never waits.
-  std::chrono::milliseconds own_write_wait{50};
+  // of the user for itself (`CacheStats::private_copies`), which costs a whole load and can
+  // leave that much free heap in the thread's malloc arena. Default 250 ms: with two servers
+  // writing one 2,000-turn user back to back while four threads searched one of them, 50 ms
+  // still gave about 230 private copies in 25 s, 250 ms none (docs/RESULTS.md, session 42).
+  // 0 never waits.
+  std::chrono::milliseconds own_write_wait{250};
   // Path of the lexicon made by `ontomem lexicon build`. The dense view's embedder when
   // `embedder` is null; with a custom embedder, the knowledge side's (below).
   // Default: empty, which means $ONTOMEM_LEXICON, else $HOME/.cache/ontomem/lexicon.bin.

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -229,7 +230,7 @@ void MemoryImpl::DropIfUnloaded(const std::string& cache_key, const SlotPtr& slo
   std::lock_guard<std::mutex> lock(cache_mu_);
   // slot->mem is read under the slot's lock; try_lock because Forget holds it while it takes
   // cache_mu_. A busy slot is left to whoever holds it.
-  std::shared_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
+  std::shared_lock<WriterFirstMutex> slot_lock(slot->mu, std::try_to_lock);
   if (!slot_lock.owns_lock()) return;
   auto it = cache_.find(cache_key);
   if (it != cache_.end() && it->second.slot == slot && !slot->mem) {
@@ -260,7 +261,7 @@ void MemoryImpl::EvictOverBudget(const std::string& keep) {
     Slot* slot = victim.get();
     std::unique_lock<std::timed_mutex> write_lock(slot->write_mu, std::try_to_lock);
     if (!write_lock.owns_lock()) continue;  // being written: try the next one
-    std::unique_lock<std::shared_mutex> slot_lock(slot->mu, std::try_to_lock);
+    std::unique_lock<WriterFirstMutex> slot_lock(slot->mu, std::try_to_lock);
     if (!slot_lock.owns_lock()) continue;  // in use: try the next one
     slot->evicted = true;
     cache_evictions_.fetch_add(1, std::memory_order_relaxed);
@@ -373,15 +374,18 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
   return Status::Ok();
 }
 
+// How long a write holding the store's write lock waits for the searches reading its copy.
+constexpr std::chrono::milliseconds kRebaseWait{20};
+
 Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan, const WriteFn& write,
                              const ApplyFn& apply) {
   const std::string ck = CacheKey(key);
-  bool whole_rebase = false;  // the copy was busy when the store's write lock was held: rebuild
+  int busy_attempts = 0;  // attempts whose copy searches held too long under the store's lock
   for (;;) {
     SlotPtr slot = Acquire(ck);
     std::unique_lock<std::timed_mutex> write_lock(slot->write_mu);
     {
-      std::unique_lock<std::shared_mutex> lock(slot->mu);
+      std::unique_lock<WriterFirstMutex> lock(slot->mu);
       if (slot->evicted) continue;
       // Load before appending so the in-memory order matches the store's seq order.
       Status st = EnsureLoaded(key, slot.get(), create);
@@ -407,24 +411,24 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     if (plan) RETURN_IF_ERROR(plan(*slot->mem, &delta));
     // Another process (or Memory) wrote to the user since it was loaded: the store hands over
     // what it holds, inside its write transaction, and the write is planned again from that.
-    // Rows after the copy's cursor catch the copy up in place when no search holds it (a whole
-    // rebuild of a long history holds the store's write lock for tens of milliseconds); a busy
-    // copy fails this attempt, which is retried with a whole rebuild. A deleted or re-created
-    // user is rebuilt.
+    // Rows after the copy's cursor catch the copy up in place once the searches reading it are
+    // done (a whole rebuild of a long history holds the store's write lock for tens of ms). If
+    // they take longer than kRebaseWait the attempt fails, storing nothing, and is retried; the
+    // third such attempt rebuilds the user. A deleted or re-created user is rebuilt.
     std::unique_ptr<UserMemory> rebuilt;
     bool busy = false;
     WriteBase base;
     base.version = slot->version;
     const UserCursor since = slot->cursor;
-    if (slot->version != 0 && !whole_rebase) base.since = &since;
+    if (slot->version != 0 && busy_attempts < 2) base.since = &since;
     base.rebase = [&](UserSnapshot&& stored, GraphDelta* d) -> Status {
       const UserMemory* now = nullptr;
       if (stored.since) {
-        std::unique_lock<std::shared_mutex> lock(slot->mu, std::try_to_lock);
-        if (!lock.owns_lock()) {
+        if (!slot->mu.try_lock_for(kRebaseWait)) {
           busy = true;
           return Status::Unavailable("the cached copy is in use");
         }
+        std::unique_lock<WriterFirstMutex> lock(slot->mu, std::adopt_lock);
         const uint64_t version = stored.version;
         const UserCursor cursor = stored.cursor;
         if (Status st = ApplyStored(std::move(stored), slot->mem.get(), nullptr); !st.ok()) {
@@ -447,15 +451,15 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     };
     if (Status st = write(&delta, &base); !st.ok()) {
       slot->own_commit.store(0, std::memory_order_release);  // that version may be another's next
-      if (busy && !whole_rebase) {  // nothing was stored
-        whole_rebase = true;
+      if (busy && busy_attempts < 2) {  // nothing was stored
+        ++busy_attempts;
         continue;
       }
       return st;
     }
     size_t bytes = 0;
     {
-      std::unique_lock<std::shared_mutex> lock(slot->mu);
+      std::unique_lock<WriterFirstMutex> lock(slot->mu);
       if (rebuilt) slot->mem = std::move(rebuilt);
       if (base.committed != 0) {  // 0: the store had nothing to write
         slot->version = base.committed;
@@ -485,18 +489,19 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
     return slot.mem && (!shared || (version != 0 && slot.version >= version));
   };
   bool counted = false;  // this call already counted its cache hit or miss
-  bool waited = false;   // for a write of this process (Options::own_write_wait)
+  // How long this call may still wait for a write of this process (Options::own_write_wait).
+  std::optional<std::chrono::steady_clock::time_point> wait_until;
   for (;;) {
     SlotPtr slot = Acquire(ck);
     {
-      std::shared_lock<std::shared_mutex> lock(slot->mu);
+      std::shared_lock<WriterFirstMutex> lock(slot->mu);
       if (slot->evicted) continue;
       if (current(*slot)) {
         if (!counted) cache_hits_.fetch_add(1, std::memory_order_relaxed);
         return fn(*slot->mem);
       }
     }
-    std::unique_lock<std::shared_mutex> lock(slot->mu);
+    std::unique_lock<WriterFirstMutex> lock(slot->mu);
     if (slot->evicted) continue;
     std::unique_lock<std::timed_mutex> write_lock(slot->write_mu, std::defer_lock);
     if (slot->mem && !current(*slot)) {
@@ -508,24 +513,24 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
         // what it has acknowledged. (Between COMMIT and apply lies SQLite's auto-checkpoint.)
         // Version 0: another process deleted the user.
         if (version != 0 && version <= slot->own_commit.load(std::memory_order_acquire)) return fn(*slot->mem);
+        // Another process wrote too: wait (holding neither lock) for this process's write, a
+        // few ms, and catch up after it; a whole copy of its own costs a whole load. A write
+        // stuck behind another process's lock is not waited for past own_write_wait.
         lock.unlock();
-        // Another process wrote too: wait a little for this process's write, then catch up after
-        // it (a whole copy costs a whole load); a write stuck behind another process's lock is
-        // not waited for long.
-        if (!waited && options_.own_write_wait.count() > 0) {
-          waited = true;
-          std::unique_lock<std::timed_mutex> wait(slot->write_mu, options_.own_write_wait);
-          if (wait.owns_lock()) continue;
+        if (!wait_until) wait_until = std::chrono::steady_clock::now() + options_.own_write_wait;
+        if (!write_lock.try_lock_until(*wait_until)) {
+          private_copies_.fetch_add(1, std::memory_order_relaxed);
+          auto snapshot = store_->LoadUser(key);
+          if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);
+          ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*snapshot), nullptr));
+          return fn(*fresh);
         }
-        private_copies_.fetch_add(1, std::memory_order_relaxed);
-        auto snapshot = store_->LoadUser(key);
-        if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);
-        ASSIGN_OR_RETURN(auto fresh, BuildUserMemory(std::move(*snapshot), nullptr));
-        return fn(*fresh);
+        lock.lock();  // after write_mu: the writers' order
+        if (slot->evicted) continue;
       }
       // What another process added is read and applied in place; anything else (the user was
       // deleted or re-created, a step failed) reloads it whole.
-      if (!CatchUp(key, slot.get())) slot->mem.reset();
+      if (slot->mem && !current(*slot) && !CatchUp(key, slot.get())) slot->mem.reset();
     }
     Status st = EnsureLoaded(key, slot.get(), /*create=*/false);  // counts the cache hit or miss
     // Released with mu, not at the end of the loop: a search that took mu next and found
@@ -686,7 +691,7 @@ Status MemoryImpl::Forget(const UserKey& key) {
   for (;;) {
     SlotPtr slot = Acquire(ck);
     std::unique_lock<std::timed_mutex> write_lock(slot->write_mu);
-    std::unique_lock<std::shared_mutex> lock(slot->mu);
+    std::unique_lock<WriterFirstMutex> lock(slot->mu);
     if (slot->evicted) continue;
     Status st = store_->DeleteUser(key);
     // Drop the slot whatever happened: the store is the truth and is re-read on next use.

@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/rw_mutex.h"
 #include "engine/fact_extractor.h"
 #include "engine/user_memory.h"
 #include "extract/verifier.h"
@@ -72,10 +73,11 @@ class MemoryImpl : public Memory {
   // load and to apply, so searches (shared `mu`) do not wait for a commit's fsync (unless another
   // process wrote the user meanwhile: Options::own_write_wait). Since only
   // holders of `write_mu` change a loaded `mem`, they may read it without `mu`.
-  // Lock order: write_mu, mu, cache_mu_.
+  // Lock order: write_mu, mu, cache_mu_. `mu` lets a waiting writer in before new readers
+  // (WriterFirstMutex), so a user searched without pause still gets its writes applied.
   struct Slot {
     std::timed_mutex write_mu;
-    std::shared_mutex mu;
+    WriterFirstMutex mu;
     std::unique_ptr<UserMemory> mem;  // null until loaded
     uint64_t version = 0;             // Store::UserVersion that `mem` reflects
     UserCursor cursor;                // where `mem` stands in the store
