@@ -99,6 +99,42 @@ class WriteBetweenReads final : public ForwardingStore {
   }
 };
 
+// A write of `mem` held in flight: Ingest(turn) runs on a thread until, past its catch-up and
+// planning, it is about to enter the store; there `meanwhile` runs (another process's write),
+// and the write waits for Release(). The constructor returns once it waits.
+class HeldWrite {
+ public:
+  HeldWrite(MemoryImpl* mem, WriteBetweenReads* hook, const UserKey& key, Turn turn, std::function<void()> meanwhile)
+      : hook_(hook), released_(release_.get_future().share()) {
+    hook->before_append = [this, meanwhile = std::move(meanwhile)] {
+      if (once_.exchange(true)) return;
+      meanwhile();
+      entered_.set_value();
+      released_.wait();
+    };
+    writer_ = std::thread([mem, key, turn = std::move(turn)] { EXPECT_TRUE(mem->Ingest(key, turn).ok()); });
+    entered_.get_future().wait();
+  }
+  ~HeldWrite() {
+    Join();
+    hook_->before_append = nullptr;  // it names this object
+  }
+  void Release() {
+    if (!released_called_.exchange(true)) release_.set_value();
+  }
+  void Join() {
+    Release();
+    if (writer_.joinable()) writer_.join();
+  }
+
+ private:
+  WriteBetweenReads* hook_;
+  std::promise<void> entered_, release_;
+  std::shared_future<void> released_;
+  std::atomic<bool> once_{false}, released_called_{false};
+  std::thread writer_;
+};
+
 class EngineGraphTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::MakeTempDir("ontomem-graph"); }
@@ -349,20 +385,11 @@ TEST_F(EngineGraphTest, ASearchDuringAnOwnWriteSeesAnotherProcesssAcknowledgedWr
   WriteBetweenReads* hook = nullptr;
   auto mem = OpenHooked(&hook);
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
-  std::promise<void> entered, release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<bool> once{false};
-  hook->before_append = [&] {  // after the write caught its copy up: the other write lands now
-    if (once.exchange(true)) return;
-    ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
-    entered.set_value();
-    released.wait();
-  };
-  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3")).ok()); });
-  entered.get_future().wait();
+  HeldWrite held(mem.get(), hook, ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3"), [&] {
+    EXPECT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+  });
   auto seen = DenseIds(mem.get(), ana_, "the notebook");
-  release.set_value();
-  writer.join();
+  held.Join();
   ASSERT_TRUE(seen.ok()) << seen.status().ToString();
   EXPECT_TRUE(seen->count("D2:1")) << "served the copy from before the other process's write";
   EXPECT_EQ(mem->GetCacheStats().private_copies, 1u);
@@ -378,24 +405,16 @@ TEST_F(EngineGraphTest, ASearchWaitsForAnOwnWriteThenCatchesUp) {
   WriteBetweenReads* hook = nullptr;
   auto mem = OpenHooked(&hook, std::chrono::seconds(30));
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
-  std::promise<void> entered, release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<bool> once{false};
-  hook->before_append = [&] {
-    if (once.exchange(true)) return;
-    ASSERT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
-    entered.set_value();
-    released.wait();
-  };
-  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3")).ok()); });
-  entered.get_future().wait();
+  HeldWrite held(mem.get(), hook, ana_, T("D3:1", "I hate horror", 2 * 86400000, "s3"), [&] {
+    EXPECT_TRUE(other->Ingest(ana_, T("D2:1", "I love the notebook", 86400000, "s2")).ok());
+  });
   std::thread releaser([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    release.set_value();
+    held.Release();
   });
   auto seen = DenseIds(mem.get(), ana_, "the notebook");
   releaser.join();
-  writer.join();
+  held.Join();
   ASSERT_TRUE(seen.ok()) << seen.status().ToString();
   EXPECT_TRUE(seen->count("D2:1"));
   EXPECT_EQ(mem->GetCacheStats().private_copies, 0u);
@@ -409,21 +428,11 @@ TEST_F(EngineGraphTest, AUserForgottenByAnotherProcessIsNotServedDuringAnOwnWrit
   WriteBetweenReads* hook = nullptr;
   auto mem = OpenHooked(&hook);
   ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", 1000, "s1")).ok());
-  std::promise<void> entered, release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<bool> once{false};
-  hook->before_append = [&] {
-    if (once.exchange(true)) return;
-    ASSERT_TRUE(other->Forget(ana_).ok());
-    entered.set_value();
-    released.wait();
-  };
-  std::thread writer([&] { EXPECT_TRUE(mem->Ingest(ana_, T("D2:1", "I hate horror", 86400000, "s2")).ok()); });
-  entered.get_future().wait();
+  HeldWrite held(mem.get(), hook, ana_, T("D2:1", "I hate horror", 86400000, "s2"),
+                 [&] { EXPECT_TRUE(other->Forget(ana_).ok()); });
   const StatusCode search = DenseIds(mem.get(), ana_, "titanic").status().code();
   const StatusCode graph = mem->GraphJson(ana_).status().code();
-  release.set_value();
-  writer.join();
+  held.Join();
   EXPECT_EQ(search, StatusCode::kNotFound);
   EXPECT_EQ(graph, StatusCode::kNotFound);
   // The write went on after the forget: it made the user anew, with its own turn only.
