@@ -259,7 +259,7 @@ void MemoryImpl::EvictOverBudget(const std::string& keep) {
     // drop the last other reference.
     const SlotPtr victim = entry->second.slot;
     Slot* slot = victim.get();
-    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu, std::try_to_lock);
+    std::unique_lock<std::mutex> write_lock(slot->write_mu, std::try_to_lock);
     if (!write_lock.owns_lock()) continue;  // being written: try the next one
     std::unique_lock<WriterFirstMutex> slot_lock(slot->mu, std::try_to_lock);
     if (!slot_lock.owns_lock()) continue;  // in use: try the next one
@@ -383,7 +383,7 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
   int busy_attempts = 0;  // attempts whose copy searches held too long under the store's lock
   for (;;) {
     SlotPtr slot = Acquire(ck);
-    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu);
+    std::unique_lock<std::mutex> write_lock(slot->write_mu);
     {
       std::unique_lock<WriterFirstMutex> lock(slot->mu);
       if (slot->evicted) continue;
@@ -503,7 +503,7 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
     }
     std::unique_lock<WriterFirstMutex> lock(slot->mu);
     if (slot->evicted) continue;
-    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu, std::defer_lock);
+    std::unique_lock<std::mutex> write_lock(slot->write_mu, std::defer_lock);
     if (slot->mem && !current(*slot)) {
       // try_lock: writers take write_mu before mu. A write of this process in flight brings the
       // copy up to date in its apply step, but another process's acknowledged write (or forget)
@@ -518,7 +518,10 @@ Status MemoryImpl::ReadUser(const UserKey& key, const std::function<Status(const
         // stuck behind another process's lock is not waited for past own_write_wait.
         lock.unlock();
         if (!wait_until) wait_until = std::chrono::steady_clock::now() + options_.own_write_wait;
-        if (!write_lock.try_lock_until(*wait_until)) {
+        // Polled: ThreadSanitizer does not see the timed lock libstdc++ uses (pthread_mutex_clocklock).
+        while (!write_lock.try_lock() && std::chrono::steady_clock::now() < *wait_until)
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (!write_lock.owns_lock()) {
           private_copies_.fetch_add(1, std::memory_order_relaxed);
           auto snapshot = store_->LoadUser(key);
           if (!snapshot.ok()) return UnknownUserMessage(snapshot.status(), key);
@@ -690,7 +693,7 @@ Status MemoryImpl::Forget(const UserKey& key) {
   const std::string ck = CacheKey(key);
   for (;;) {
     SlotPtr slot = Acquire(ck);
-    std::unique_lock<std::timed_mutex> write_lock(slot->write_mu);
+    std::unique_lock<std::mutex> write_lock(slot->write_mu);
     std::unique_lock<WriterFirstMutex> lock(slot->mu);
     if (slot->evicted) continue;
     Status st = store_->DeleteUser(key);

@@ -76,7 +76,7 @@ class MemoryImpl : public Memory {
   // Lock order: write_mu, mu, cache_mu_. `mu` lets a waiting writer in before new readers
   // (WriterFirstMutex), so a user searched without pause still gets its writes applied.
   struct Slot {
-    std::timed_mutex write_mu;
+    std::mutex write_mu;
     WriterFirstMutex mu;
     std::unique_ptr<UserMemory> mem;  // null until loaded
     uint64_t version = 0;             // Store::UserVersion that `mem` reflects
