@@ -173,7 +173,8 @@ void BM_UserVersion(benchmark::State& state) {
 BENCHMARK(BM_UserVersion)->Arg(1)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
 // A search right after another process (here another Memory on the same directory) wrote one
-// turn to the user: the cached copy is stale and is reloaded whole. User of range(0) turns.
+// turn to the user: the cached copy is stale and catches up on the new rows. User of range(0)
+// turns.
 void BM_SearchAfterOtherWriter(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   std::string dir = TempDir("other-writer");
@@ -199,8 +200,7 @@ void BM_SearchAfterOtherWriter(benchmark::State& state) {
 BENCHMARK(BM_SearchAfterOtherWriter)->Arg(100)->Arg(700)->Unit(benchmark::kMicrosecond);
 
 // A write (one turn) right after another process wrote to the same user: the writer's copy is
-// stale, so the store hands over what it missed inside the write transaction and the write is
-// planned again. User of range(0) turns.
+// stale and catches up on the new rows before the write is planned. User of range(0) turns.
 void BM_WriteAfterOtherWriter(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   std::string dir = TempDir("write-after-other");

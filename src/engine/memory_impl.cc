@@ -216,14 +216,17 @@ Status MemoryImpl::EnsureLoaded(const UserKey& key, Slot* slot, bool create) {
 
 bool MemoryImpl::CatchUp(const UserKey& key, Slot* slot) {
   auto added = store_->LoadUser(key, &slot->cursor);
-  if (!added.ok() || !added->since) return false;
-  const uint64_t version = added->version;
-  const UserCursor cursor = added->cursor;
+  return added.ok() && added->since && ApplyCaughtUp(std::move(*added), slot).ok();
+}
+
+Status MemoryImpl::ApplyCaughtUp(UserSnapshot&& added, Slot* slot) {
+  const uint64_t version = added.version;
+  const UserCursor cursor = added.cursor;
   // Vectors recomputed here are not written back: the next full load does that.
-  if (!ApplyStored(std::move(*added), slot->mem.get(), nullptr).ok()) return false;
+  RETURN_IF_ERROR(ApplyStored(std::move(added), slot->mem.get(), nullptr));
   slot->version = version;
   slot->cursor = cursor;
-  return true;
+  return Status::Ok();
 }
 
 void MemoryImpl::DropIfUnloaded(const std::string& cache_key, const SlotPtr& slot) {
@@ -429,14 +432,10 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
           return Status::Unavailable("the cached copy is in use");
         }
         std::unique_lock<WriterFirstMutex> lock(slot->mu, std::adopt_lock);
-        const uint64_t version = stored.version;
-        const UserCursor cursor = stored.cursor;
-        if (Status st = ApplyStored(std::move(stored), slot->mem.get(), nullptr); !st.ok()) {
+        if (Status st = ApplyCaughtUp(std::move(stored), slot.get()); !st.ok()) {
           slot->mem.reset();  // half applied: the next access reloads it
           return st.WithContext("catch up with another writer");
         }
-        slot->version = version;
-        slot->cursor = cursor;
         now = slot->mem.get();
       } else {
         ASSIGN_OR_RETURN(rebuilt, BuildUserMemory(std::move(stored), nullptr));

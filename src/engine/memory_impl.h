@@ -102,6 +102,10 @@ class MemoryImpl : public Memory {
   // slot->cursor to slot->mem. False when it cannot (user gone or re-created, a failed step:
   // slot->mem may then be partly updated and must be reloaded).
   bool CatchUp(const UserKey& key, Slot* slot);
+  // With the slot locked exclusively and write_mu held: applies `added` (the rows after
+  // slot->cursor, snapshot.since) and moves the slot's version and cursor on. On an error
+  // slot->mem may be partly updated and must be reloaded.
+  Status ApplyCaughtUp(UserSnapshot&& added, Slot* slot);
   // `bytes`: slot->mem->MemoryBytes(), measured by the caller while it held slot->mu.
   void Account(const std::string& cache_key, Slot* slot, size_t bytes);
   // Empty slots of unknown users are not kept (a failed load leaves `slot->mem` null).
