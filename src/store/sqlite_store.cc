@@ -460,6 +460,9 @@ class SqliteStore final : public Store {
   Status ReadFeedback(int64_t user_id, int64_t after, std::vector<Feedback>* out);
   // The user's cursor and, when `version` is given, its version: one row, one query.
   StatusOr<UserCursor> ReadCursor(int64_t user_id, uint64_t* version = nullptr);
+  // Turns, assertions and feedback of the user into *out (whose cursor is read already): those
+  // after `since` when it is of the same incarnation (out->since), else all.
+  Status ReadRows(int64_t user_id, const UserCursor* since, UserSnapshot* out);
   // Inside a write transaction: calls base->rebase when the stored user (row `user_id`, if
   // any) is not at base->version.
   Status RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta);
@@ -995,15 +998,19 @@ StatusOr<UserCursor> SqliteStore::ReadCursor(int64_t user_id, uint64_t* version)
   return UserCursor{static_cast<uint64_t>(s.Int(1)), s.Int(2), s.Int(3), s.Int(4)};
 }
 
+Status SqliteStore::ReadRows(int64_t user_id, const UserCursor* since, UserSnapshot* out) {
+  out->since = since != nullptr && since->created == out->cursor.created;
+  const UserCursor from = out->since ? *since : UserCursor();
+  RETURN_IF_ERROR(ReadTurns(user_id, from.turns, &out->turns));
+  RETURN_IF_ERROR(ReadAssertions(user_id, from.assertions, &out->assertions));
+  return ReadFeedback(user_id, from.feedback, &out->feedback);
+}
+
 StatusOr<UserSnapshot> SqliteStore::LoadUser(const UserKey& key, const UserCursor* since) {
   UserSnapshot out;
   RETURN_IF_ERROR(ReadUserTxn(key, "load user " + UserName(key), [&](int64_t id) -> Status {
     ASSIGN_OR_RETURN(out.cursor, ReadCursor(id, &out.version));
-    out.since = since != nullptr && since->created == out.cursor.created;
-    const UserCursor from = out.since ? *since : UserCursor();
-    RETURN_IF_ERROR(ReadTurns(id, from.turns, &out.turns));
-    RETURN_IF_ERROR(ReadAssertions(id, from.assertions, &out.assertions));
-    return ReadFeedback(id, from.feedback, &out.feedback);
+    return ReadRows(id, since, &out);
   }));
   return out;
 }
@@ -1043,13 +1050,7 @@ Status SqliteStore::RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* bas
     ASSIGN_OR_RETURN(stored.cursor, ReadCursor(*user_id, &stored.version));
   }
   if (stored.version == base->version) return Status::Ok();
-  if (user_id) {
-    stored.since = base->since != nullptr && base->since->created == stored.cursor.created;
-    const UserCursor from = stored.since ? *base->since : UserCursor();
-    RETURN_IF_ERROR(ReadTurns(*user_id, from.turns, &stored.turns));
-    RETURN_IF_ERROR(ReadAssertions(*user_id, from.assertions, &stored.assertions));
-    RETURN_IF_ERROR(ReadFeedback(*user_id, from.feedback, &stored.feedback));
-  }
+  if (user_id) RETURN_IF_ERROR(ReadRows(*user_id, base->since, &stored));
   if (delta != nullptr) *delta = GraphDelta();
   return base->rebase(std::move(stored), delta);
 }
