@@ -54,6 +54,11 @@ TEST(Locomo, DateTimes) {
   EXPECT_EQ(*ParseLocomoDateTime("12:10 am on 1 January, 2020"), 1577837400000);
   EXPECT_FALSE(ParseLocomoDateTime("yesterday").has_value());
   EXPECT_FALSE(ParseLocomoDateTime("1:56 pm on 8 Smarch, 2023").has_value());
+  EXPECT_FALSE(ParseLocomoDateTime("1:56 pm on 31 February, 2023").has_value());
+  EXPECT_FALSE(ParseLocomoDateTime("1:56 pm on 29 February, 2023").has_value());
+  EXPECT_TRUE(ParseLocomoDateTime("1:56 pm on 29 February, 2024").has_value());
+  EXPECT_FALSE(ParseLocomoDateTime("13:05 am on 8 May, 2023").has_value());
+  EXPECT_FALSE(ParseLocomoDateTime("0:05 am on 8 May, 2023").has_value());
 }
 
 TEST(Locomo, ClearErrors) {

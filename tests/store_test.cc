@@ -1108,6 +1108,50 @@ TEST_F(SqliteStoreTest, ReadsDoNotWaitForAWriteWaitingOnAnotherWriter) {
   EXPECT_EQ(after->size(), 2u);
 }
 
+// The busy timeout counts from when the caller asked for the write (WriteBase::asked_at): a
+// write that already queued nearly that long behind its own process's writes fails while the
+// other connection still holds the lock, instead of waiting a whole timeout of its own; a write
+// asked for long ago still takes a free lock.
+TEST_F(SqliteStoreTest, TheLockWaitCountsFromWhenTheWriteWasAskedFor) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const UserKey key{"t", "u"};
+  std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
+  ASSERT_TRUE(store->AppendTurns(key, &first).ok());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db_path_.c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::atomic<bool> held{true};
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    held = false;
+    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  });
+  WriteBase queued;
+  queued.asked_at = std::chrono::steady_clock::now() - std::chrono::milliseconds(9500);
+  std::vector<TurnRecord> more{Rec("b", "Ana", "again")};
+  const Status st = store->AppendTurns(key, &more, nullptr, &queued);
+  const bool failed_while_held = held;
+  releaser.join();
+  sqlite3_close(other);
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_TRUE(failed_while_held) << "the write waited for the lock past its asked_at + busy timeout";
+  EXPECT_NE(st.ToString().find("held the write lock"), std::string::npos) << st.ToString();
+  auto turns = store->LoadTurns(key);
+  ASSERT_TRUE(turns.ok());
+  EXPECT_EQ(turns->size(), 1u);  // nothing of the failed write was stored
+
+  WriteBase late;  // long past its timeout, but the lock is free now
+  late.asked_at = std::chrono::steady_clock::now() - std::chrono::seconds(60);
+  Feedback fb;
+  fb.used = {"a"};
+  ASSERT_TRUE(store->AppendFeedback(key, fb, &late).ok());
+  ASSERT_TRUE(store->AppendTurns(key, &more, nullptr, &late).ok());
+  turns = store->LoadTurns(key);
+  ASSERT_TRUE(turns.ok());
+  EXPECT_EQ(turns->size(), 2u);
+}
+
 class HeldOpen {
  public:
   explicit HeldOpen(const std::string& db) {

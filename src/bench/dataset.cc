@@ -128,13 +128,16 @@ std::optional<int64_t> ParseLocomoDateTime(const std::string& s) {
   std::smatch m;
   if (!std::regex_match(s, m, re)) return std::nullopt;
   int hour = std::stoi(m[1]), minute = std::stoi(m[2]);
-  bool pm = std::tolower(static_cast<unsigned char>(m[3].str()[0])) == 'p';
+  const bool pm = std::tolower(static_cast<unsigned char>(m[3].str()[0])) == 'p';
+  const int day = std::stoi(m[4]);
+  const int month = MonthIndex(m[5]);
+  const int year = std::stoi(m[6]);
+  // A 12-hour clock: "13:00 am" and "31 February" are not times.
+  if (month == 0 || hour < 1 || hour > 12 || minute > 59 || day < 1 ||
+      static_cast<unsigned>(day) > DaysInMonth(year, static_cast<unsigned>(month)))
+    return std::nullopt;
   if (hour == 12) hour = 0;
   if (pm) hour += 12;
-  int day = std::stoi(m[4]);
-  int month = MonthIndex(m[5]);
-  int year = std::stoi(m[6]);
-  if (month == 0 || day < 1 || day > 31 || hour > 23 || minute > 59) return std::nullopt;
   int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   return ((days * 24 + hour) * 60 + minute) * 60 * 1000;
 }

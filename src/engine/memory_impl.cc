@@ -383,6 +383,7 @@ constexpr std::chrono::milliseconds kRebaseWait{20};
 Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan, const WriteFn& write,
                              const ApplyFn& apply) {
   const std::string ck = CacheKey(key);
+  const auto asked_at = std::chrono::steady_clock::now();  // the store's lock wait counts from here
   int busy_attempts = 0;  // attempts whose copy searches held too long under the store's lock
   for (;;) {
     SlotPtr slot = Acquire(ck);
@@ -421,6 +422,7 @@ Status MemoryImpl::WriteUser(const UserKey& key, bool create, const PlanFn& plan
     std::unique_ptr<UserMemory> rebuilt;
     bool busy = false;
     WriteBase base;
+    base.asked_at = asked_at;
     base.version = slot->version;
     const UserCursor since = slot->cursor;
     if (slot->version != 0 && busy_attempts < 2) base.since = &since;

@@ -199,7 +199,7 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "| 429 | `rate_limited` | the tenant's request rate is over its limit (`Retry-After` seconds) |\n"
         "| 429 | `quota_exceeded` | the tenant's storage quota would be exceeded (`Retry-After` seconds) |\n"
         "| 500 | `internal` | a bug or an I/O failure (details only in the server log) |\n"
-        "| 503 | `unavailable` | the engine cannot serve this now: a feature not available, a read-only data directory, or another process held the database's write lock past the 10 s busy timeout (`database is locked`; nothing was stored, resend) |\n\n";
+        "| 503 | `unavailable` | the engine cannot serve this now: a feature not available, a read-only data directory, or another process held the database's write lock past the 10 s busy timeout, counted from when the write reached the engine, however long it queued behind this server's own writes (`database is locked`; nothing was stored, resend) |\n\n";
   md += fmt::format(
       "## Limits (defaults; `ontomem serve --help` lists the flags)\n\n"
       "| Limit | Default |\n|---|---|\n"

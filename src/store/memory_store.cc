@@ -34,7 +34,8 @@ class MemoryStore final : public Store {
                      WriteBase* base) override {
     // An empty call creates nothing, like the SQLite store.
     if (records->empty() && (delta == nullptr || delta->empty())) return Status::Ok();
-    const std::string ctx = fmt::format("append turns for {}/{}", key.tenant, key.user);
+    const std::string ctx =
+        fmt::format("{} for {}/{}", records->empty() ? "store facts" : "append turns", key.tenant, key.user);
     std::lock_guard<std::mutex> lock(mu_);
     GraphDelta none;
     if (delta == nullptr) delta = &none;

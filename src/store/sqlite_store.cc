@@ -466,6 +466,9 @@ class SqliteStore final : public Store {
   // Inside a write transaction: calls base->rebase when the stored user (row `user_id`, if
   // any) is not at base->version.
   Status RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta);
+  // BEGIN IMMEDIATE, waiting for another connection's write lock at most until the busy timeout
+  // counted from base->asked_at (when set).
+  Status BeginWrite(Txn& txn, const WriteBase* base);
   // Inside a write transaction: gives the user the next version of the file.
   StatusOr<uint64_t> BumpVersion(int64_t user_id);
   Status PutVector(int64_t turn_row, const TurnRecord& r, std::string_view what);
@@ -845,7 +848,8 @@ Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* rec
                                 WriteBase* base) {
   // An empty call creates nothing (not even the user), like the in-memory store.
   if (records->empty() && (delta == nullptr || delta->empty())) return Status::Ok();
-  const std::string ctx = "append turns for " + UserName(key);
+  // A write of facts alone (no turns) says so: "append turns" would mislead whoever reads the error.
+  const std::string ctx = (records->empty() ? "store facts for " : "append turns for ") + UserName(key);
   std::lock_guard<std::mutex> lock(mu_);
   GraphDelta none;
   if (delta == nullptr) delta = &none;
@@ -853,7 +857,7 @@ Status SqliteStore::AppendTurns(const UserKey& key, std::vector<TurnRecord>* rec
   assigned.reserve(records->size());
   {
     Txn txn(db());
-    RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+    RETURN_IF_ERROR(BeginWrite(txn, base).WithContext(ctx));
     StatusOr<std::optional<int64_t>> existing = FindUser(key);
     if (!existing.ok()) return existing.status().WithContext(ctx);
     RETURN_IF_ERROR(RebaseIfMoved(*existing, base, delta).WithContext(ctx));
@@ -1043,6 +1047,20 @@ StatusOr<uint64_t> SqliteStore::UserVersion(const UserKey& key) {
   return static_cast<uint64_t>(s.Int(0));
 }
 
+Status SqliteStore::BeginWrite(Txn& txn, const WriteBase* base) {
+  if (base == nullptr || !base->asked_at) return txn.Begin(/*immediate=*/true);
+  using namespace std::chrono;
+  const auto left = duration_cast<milliseconds>(*base->asked_at + milliseconds(kBusyTimeoutMs) - steady_clock::now());
+  // 0 clears the busy handler: a free lock is still taken, a held one fails at once.
+  sqlite3_busy_timeout(db(), static_cast<int>(std::max<int64_t>(0, left.count())));
+  Status st = txn.Begin(/*immediate=*/true);
+  sqlite3_busy_timeout(db(), kBusyTimeoutMs);
+  if (st.code() == StatusCode::kUnavailable)
+    return st.WithContext(fmt::format("another connection held the write lock for the {} s this write may wait",
+                                      kBusyTimeoutMs / 1000));
+  return st;
+}
+
 Status SqliteStore::RebaseIfMoved(std::optional<int64_t> user_id, WriteBase* base, GraphDelta* delta) {
   if (base == nullptr || !base->rebase) return Status::Ok();
   UserSnapshot stored;
@@ -1188,7 +1206,7 @@ Status SqliteStore::AppendFeedback(const UserKey& key, const Feedback& feedback,
   const std::string ctx = "store feedback for " + UserName(key);
   std::lock_guard<std::mutex> lock(mu_);
   Txn txn(db());
-  RETURN_IF_ERROR(txn.Begin(/*immediate=*/true).WithContext(ctx));
+  RETURN_IF_ERROR(BeginWrite(txn, base).WithContext(ctx));
   StatusOr<std::optional<int64_t>> user = FindUser(key);
   if (!user.ok()) return user.status().WithContext(ctx);
   if (!user->has_value()) return Status::NotFound(ctx + ": unknown user");

@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,10 @@ struct WriteBase {
   // returns (SQLite can checkpoint inside COMMIT), so a caller that must tell its own commit
   // from another writer's learns it here.
   std::function<void(uint64_t)> committing;
+  // When the caller asked for the write, if it queued before calling (behind its own earlier
+  // writes): a store that waits for a lock held elsewhere counts its timeout from here, so a
+  // write queued behind a stuck one fails after one timeout, not two.
+  std::optional<std::chrono::steady_clock::time_point> asked_at;
   uint64_t committed = 0;  // out: the user's version after the write
   UserCursor cursor;       // out: where the user stands after the write
 };
