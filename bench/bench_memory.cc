@@ -16,6 +16,7 @@
 
 #include "bench/dataset.h"
 #include "engine/memory_impl.h"
+#include "ontomem/memory.h"
 #include "store/store.h"
 
 namespace ontomem {
@@ -101,6 +102,48 @@ void BM_IngestDurable(benchmark::State& state) {
   std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_IngestDurable)->Arg(1)->Arg(100)->Arg(1000)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Batches of 10 turns into a user of range(0) turns, with the shipped extractor and graph:
+// range(1) = 0 appends each batch after the user's latest turn (the usual case), 1 puts it
+// before the user's first (a history imported after newer turns: the graph is replayed in time
+// order and its stored edges replaced, every batch). Turn k is said at minute k.
+void BM_IngestAfterOrBefore(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const bool before = state.range(1) == 1;
+  std::string dir = TempDir("after-or-before");
+  Options o;
+  o.data_dir = dir;
+  o.durability = Durability::kOff;
+  auto mem = Memory::Open(o);
+  if (!mem.ok()) {
+    state.SkipWithError(mem.status().ToString().c_str());
+    return;
+  }
+  const UserKey key{"bench", "backfill"};
+  auto turns = [](size_t first, size_t count) {
+    std::vector<Turn> t = UserTurns(count, first);
+    for (size_t i = 0; i < count; ++i) {
+      t[i].time_ms = 1700000000000 + static_cast<int64_t>(first + i) * 60000;
+      t[i].session = fmt::format("s{}", (first + i) / 20);
+    }
+    return t;
+  };
+  for (size_t k = n; k < 2 * n; k += 100)  // the user: turns n..2n-1
+    if (!(*mem)->IngestBatch(key, turns(k, 100)).ok()) state.SkipWithError("ingest failed");
+  size_t batch = 0;
+  for (auto _ : state) {
+    const size_t first = before ? n - 10 * (batch + 1) : 2 * n + 10 * batch;
+    ++batch;
+    if (!(*mem)->IngestBatch(key, turns(first, 10)).ok()) state.SkipWithError("ingest failed");
+  }
+  mem->reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_IngestAfterOrBefore)
+    ->Args({1000, 0})
+    ->Args({1000, 1})
+    ->Iterations(50)  // 500 turns before the user's first: within the n turns there are
+    ->Unit(benchmark::kMicrosecond);
 
 // Search latency for a user of range(0) turns with method range(1); p50/p95 over iterations.
 void BM_Search(benchmark::State& state) {

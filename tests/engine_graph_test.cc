@@ -169,10 +169,11 @@ class EngineGraphTest : public ::testing::Test {
     return Open(std::move(hooked), true, own_write_wait);
   }
   // The stored edge snapshot holds the edges of `live` (a GraphJson) with their provenance.
-  void ExpectStoredEdgesMatch(const nlohmann::json& live) {
+  void ExpectStoredEdgesMatch(const nlohmann::json& live) { ExpectStoredEdgesMatch(ana_, live); }
+  void ExpectStoredEdgesMatch(const UserKey& key, const nlohmann::json& live) {
     auto store = OpenSqliteStore(dir_, false, Durability::kNormal);
     ASSERT_TRUE(store.ok());
-    auto edges = (*store)->LoadEdges(ana_);
+    auto edges = (*store)->LoadEdges(key);
     ASSERT_TRUE(edges.ok());
     ASSERT_EQ(edges->size(), live["edges"].size());
     for (const GraphEdge& s : *edges) {
@@ -562,6 +563,50 @@ TEST_F(EngineGraphTest, ContradictionOverTimeKeepsHistory) {
   for (const auto& e : g["edges"])
     if (e["relation"] == "LIKES" && e["valid_to"] == 9000) ended = true;
   EXPECT_TRUE(ended);
+}
+
+// The graph follows the turns' times, not their arrival: a history imported after newer turns
+// (or turns resent out of order) ends in the graph the timeline gives. A late turn replays the
+// graph and replaces the stored edges; another process's copy catching up on it does the same.
+TEST_F(EngineGraphTest, TheGraphIsTheSameWhateverOrderTheTurnsArriveIn) {
+  const int64_t day = 86400000;
+  const std::vector<Turn> timeline = {T("D1:1", "I love titanic", 1000, "s1"),
+                                      T("D2:1", "I love the notebook", day, "s2"),
+                                      T("D3:1", "nothing to see", 2 * day, "s3"),
+                                      T("D5:1", "I hate titanic", 9 * day, "s5")};
+  const UserKey in_order{"acme", "in-order"}, late{"acme", "late"};
+  auto mem = Open();
+  auto other = Open();  // another process that has the user loaded
+  for (const Turn& t : timeline) ASSERT_TRUE(mem->Ingest(in_order, t).ok());
+  const nlohmann::json want = Graph(mem.get(), in_order);
+  ASSERT_NE(EdgeOf(want, "DISLIKES", "entity:titanic"), nullptr);
+  ASSERT_EQ(EdgeOf(want, "LIKES", "entity:titanic"), nullptr);
+
+  // Newest first, then the rest as one batch out of order.
+  ASSERT_TRUE(mem->Ingest(late, timeline[3]).ok());
+  ASSERT_NE(EdgeOf(Graph(other.get(), late), "DISLIKES", "entity:titanic"), nullptr);
+  ASSERT_TRUE(mem->IngestBatch(late, {timeline[2], timeline[0], timeline[1]}).ok());
+  const nlohmann::json got = Graph(mem.get(), late);
+  EXPECT_EQ(got["edges"], want["edges"]);
+  EXPECT_EQ(got["nodes"], want["nodes"]);
+  ExpectStoredEdgesMatch(late, got);  // the edges of the first graph are gone from the store
+  EXPECT_EQ(Graph(other.get(), late)["edges"], want["edges"]);  // caught up, replayed
+  EXPECT_EQ(Graph(Open().get(), late)["edges"], want["edges"]);  // reloaded
+
+  // A fact stated for a past time goes before the later turns too: it does not reopen what
+  // "I hate titanic" ended.
+  Fact f;
+  f.head = "Ana";
+  f.relation = "LIKES";
+  f.tail = "titanic";
+  f.time_ms = 3 * day;
+  ASSERT_TRUE(mem->AddFact(late, f).ok());
+  const nlohmann::json with_fact = Graph(mem.get(), late);
+  EXPECT_EQ(EdgeOf(with_fact, "LIKES", "entity:titanic"), nullptr);
+  EXPECT_NE(EdgeOf(with_fact, "DISLIKES", "entity:titanic"), nullptr);
+  ExpectStoredEdgesMatch(late, with_fact);
+  EXPECT_EQ(Graph(other.get(), late)["edges"], with_fact["edges"]);
+  EXPECT_EQ(Graph(Open().get(), late)["edges"], with_fact["edges"]);
 }
 
 TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {

@@ -1,4 +1,5 @@
 #include "graph/memory_graph.h"
+#include "graph/time_order.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -243,6 +244,21 @@ TEST(MemoryGraph, JsonHasTheDocumentedShape) {
     EXPECT_TRUE(e.contains(k)) << k;
   EXPECT_EQ(e["source_turns"][0], "D1:3");
   EXPECT_TRUE(e["valid_to"].is_null());
+}
+
+// Times order the assertions, ties keep arrival order, one without a time takes the latest time
+// before it in arrival order; only one placed before an earlier placed one asks for a replay.
+TEST(TimeOrderTest, PlacesByTimeAndTellsWhenAReplayIsNeeded) {
+  TimeOrder order;
+  bool after_all = false;
+  EXPECT_EQ(order.Place({50, 0, 20, 20, 60}, &after_all), (std::vector<size_t>{2, 3, 0, 1, 4}));
+  EXPECT_TRUE(after_all);  // out of order within one batch is placed, not replayed
+  EXPECT_EQ(order.clock(), 60);
+  EXPECT_EQ(order.Place({0, 70, 60}, &after_all), (std::vector<size_t>{0, 2, 1}));
+  EXPECT_TRUE(after_all);  // 60 ties with the clock: after what was placed
+  EXPECT_EQ(order.Place({80, 59}, &after_all), (std::vector<size_t>{1, 0}));
+  EXPECT_FALSE(after_all);
+  EXPECT_EQ(order.clock(), 80);
 }
 
 }  // namespace

@@ -224,6 +224,42 @@ TEST_P(StoreTest, EdgesOfIdLessTurnsNameTheAssignedIds) {
   EXPECT_EQ(store_->LoadEdges(alice_)->at(0).source_turns.size(), 3u);
 }
 
+// A replayed graph replaces the user's stored edges: those it no longer has are removed, in the
+// same transaction as the turns; other users' edges stay.
+TEST_P(StoreTest, ReplacingEdgesRemovesTheOnesNotSentAgain) {
+  auto edge = [](const std::string& target) {
+    GraphEdge e;
+    e.source = "person:ana", e.relation = "LIKES", e.target = target, e.weight = 0.9f;
+    e.key = e.source + "|LIKES|" + target + "|0";
+    return e;
+  };
+  const UserKey bob{"acme", "bob"};
+  for (const UserKey& k : {alice_, bob}) {
+    std::vector<TurnRecord> recs = {Rec("D1:1", "Ana", "I love jazz and tea")};
+    GraphDelta delta;
+    delta.edges = {edge("entity:jazz"), edge("entity:tea")};
+    ASSERT_TRUE(store_->AppendTurns(k, &recs, &delta).ok());
+  }
+  std::vector<TurnRecord> recs = {Rec("D0:1", "Ana", "I love soup")};
+  GraphDelta replay;
+  replay.replace_edges = true;
+  replay.edges = {edge("entity:soup"), edge("entity:tea")};
+  ASSERT_TRUE(store_->AppendTurns(alice_, &recs, &replay).ok());
+  auto targets = [&](const UserKey& k) {
+    std::set<std::string> out;
+    for (const GraphEdge& e : *store_->LoadEdges(k)) out.insert(e.target);
+    return out;
+  };
+  EXPECT_EQ(targets(alice_), (std::set<std::string>{"entity:soup", "entity:tea"}));
+  EXPECT_EQ(targets(bob), (std::set<std::string>{"entity:jazz", "entity:tea"}));
+  // A replay down to no edges at all is a write too.
+  GraphDelta none;
+  none.replace_edges = true;
+  std::vector<TurnRecord> nothing;
+  ASSERT_TRUE(store_->AppendTurns(alice_, &nothing, &none).ok());
+  EXPECT_TRUE(store_->LoadEdges(alice_)->empty());
+}
+
 TEST_P(StoreTest, RoundTripWithVectorsAndUnicode) {
   std::vector<TurnRecord> recs = {
       Rec("D1:1", "Zoë", "Ich möchte nach Zürich fahren 🚆", 1700000000123, {0.5f, -1.25f, 3e-8f},

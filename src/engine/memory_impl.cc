@@ -58,15 +58,59 @@ void ApplyContextBudget(int64_t max_tokens, SearchResult* result) {
   result->context_tokens = total;
 }
 
-// The graph is rebuilt by replaying the stored assertions in order (the reference; the stored
-// edge snapshot is what inspection tools read). `turn_of` finds the turn of a source seq.
-void Replay(const std::vector<Assertion>& assertions, const std::function<const Turn*(int64_t)>& turn_of,
-            const GraphPolicy& policy, MemoryGraph* graph) {
-  std::set<std::string> dirty;
+// An assertion with the session and text of the turn it was read from (empty for a fact).
+struct Sourced {
+  const Assertion* a;
+  const std::string* session;
+  const std::string* text;
+};
+
+const std::string kNoText;
+
+std::vector<Sourced> WithSources(const std::vector<Assertion>& assertions,
+                                 const std::function<const Turn*(int64_t seq)>& turn_of) {
+  std::vector<Sourced> out;
+  out.reserve(assertions.size());
   for (const Assertion& a : assertions) {
     const Turn* t = a.source_seq > 0 ? turn_of(a.source_seq) : nullptr;
-    graph->Apply(a, t ? t->session : std::string(), t ? t->text : std::string(), policy, &dirty);
+    out.push_back({&a, t ? &t->session : &kNoText, t ? &t->text : &kNoText});
   }
+  return out;
+}
+
+// Applies `items` to *graph in `order`'s time order, placing them after what it placed before.
+// Returns TimeOrder::Place's after_all.
+bool ApplyPlaced(const std::vector<Sourced>& items, const GraphPolicy& policy, TimeOrder* order,
+                 MemoryGraph* graph, std::set<std::string>* dirty) {
+  std::vector<int64_t> times;
+  times.reserve(items.size());
+  for (const Sourced& x : items) times.push_back(x.a->time_ms);
+  bool after_all = true;
+  const std::vector<size_t> in_order = order->Place(times, &after_all);
+  if (after_all)
+    for (size_t i : in_order) graph->Apply(*items[i].a, *items[i].session, *items[i].text, policy, dirty);
+  return after_all;
+}
+
+// Applies `batch` (assertions in arrival order, after mem's) to *graph, which holds mem's graph,
+// in time order. When part of the batch goes before what mem holds, the graph is replayed whole
+// from mem's assertions and the batch, and true returned: the caller replaces the stored edges.
+// *order: mem's time order with the batch placed; *dirty: keys of the edges created or changed.
+bool ApplyInTimeOrder(const UserMemory& mem, const std::vector<Sourced>& batch, const GraphPolicy& policy,
+                      MemoryGraph* graph, TimeOrder* order, std::set<std::string>* dirty) {
+  *order = mem.time_order();
+  if (ApplyPlaced(batch, policy, order, graph, dirty)) return false;
+  std::vector<Sourced> all = WithSources(mem.assertions(), [&](int64_t seq) -> const Turn* {
+    const int64_t ord = mem.OrdinalOfSeq(seq);
+    return ord >= 0 ? &mem.turn(static_cast<size_t>(ord)).turn : nullptr;
+  });
+  all.insert(all.end(), batch.begin(), batch.end());
+  *order = TimeOrder();
+  *graph = MemoryGraph();
+  dirty->clear();
+  ApplyPlaced(all, policy, order, graph, dirty);
+  for (const GraphEdge& e : graph->edges()) dirty->insert(e.key);
+  return true;
 }
 
 constexpr size_t kMaxFeedbackIds = 1000;
@@ -177,10 +221,15 @@ Status MemoryImpl::ApplyStored(UserSnapshot&& stored, UserMemory* mem, std::vect
       return Status::Internal(fmt::format("turn seq {} does not follow {}", r.stored.seq, mem->size()));
     RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   }
-  Replay(stored.assertions, [&](int64_t seq) -> const Turn* {
+  // The graph is the stored assertions replayed (the stored edges are what inspection reads).
+  const std::vector<Sourced> batch = WithSources(stored.assertions, [&](int64_t seq) -> const Turn* {
     const int64_t ord = mem->OrdinalOfSeq(seq);
     return ord >= 0 ? &mem->turn(static_cast<size_t>(ord)).turn : nullptr;
-  }, policy_, &mem->graph());
+  });
+  TimeOrder order;
+  std::set<std::string> dirty;
+  ApplyInTimeOrder(*mem, batch, policy_, &mem->graph(), &order, &dirty);
+  mem->AddAssertions(std::move(stored.assertions), order);
   // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
   for (const Feedback& f : stored.feedback) mem->RecordFeedback(f);
   return Status::Ok();
@@ -328,6 +377,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
   // Step II on a copy of the graph: it replaces the live one only once the store committed.
   MemoryGraph next;
   std::set<std::string> dirty;  // keys of the edges the batch created or changed
+  TimeOrder next_order;
   auto plan = [&](const UserMemory& mem, GraphDelta* delta) -> Status {
     next = mem.graph();
     dirty.clear();
@@ -339,20 +389,33 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
         // The store assigns an id-less turn its id only while writing; until then its edges
         // name the record, and the store and (below) the engine put the id in.
         if (id.empty()) a.source_turn = PendingTurnId(i);
-        next.Apply(a, turns[i].session, turns[i].text, policy_, &dirty);
         delta->assertions.push_back({i, std::move(a)});
       }
     }
+    std::vector<Sourced> batch;
+    batch.reserve(delta->assertions.size());
+    for (const GraphDelta::Item& item : delta->assertions)
+      batch.push_back({&item.assertion, &turns[item.record_index].session, &turns[item.record_index].text});
+    delta->replace_edges = ApplyInTimeOrder(mem, batch, policy_, &next, &next_order, &dirty);
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
     return Status::Ok();
   };
+  std::vector<Assertion> added;  // the batch's assertions as stored (the copy keeps them)
   auto write = [&](GraphDelta* delta, WriteBase* base) -> Status {
     RETURN_IF_ERROR(store_->AppendTurns(key, &records, delta, base));
     std::vector<std::string> ids;
     for (const TurnRecord& r : records) ids.push_back(r.stored.turn.id);
     for (const std::string& k : dirty)
       if (GraphEdge* e = next.MutableFind(k)) (void)ResolvePendingTurnIds(e, ids);  // the store resolved these
+    added.clear();
+    for (GraphDelta::Item& item : delta->assertions) {
+      const TurnRecord& r = records[item.record_index];
+      if (r.duplicate) continue;  // the store skipped it too
+      item.assertion.source_seq = r.stored.seq;
+      item.assertion.source_turn = r.stored.turn.id;
+      added.push_back(std::move(item.assertion));
+    }
     return Status::Ok();
   };
   auto apply = [&](std::unique_ptr<UserMemory>& mem) -> Status {
@@ -365,6 +428,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
         return Status::Ok();
       }
     }
+    mem->AddAssertions(std::move(added), next_order);
     mem->graph() = std::move(next);
     mem->WarmTailVectors(dirty, *embedder_);
     return Status::Ok();
@@ -601,10 +665,11 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   a.explicit_fact = true;
   MemoryGraph next;
   std::set<std::string> dirty;
+  TimeOrder next_order;
   auto plan = [&](const UserMemory& mem, GraphDelta* delta) -> Status {
     next = mem.graph();
     dirty.clear();
-    next.Apply(a, "", "", policy_, &dirty);
+    delta->replace_edges = ApplyInTimeOrder(mem, {{&a, &kNoText, &kNoText}}, policy_, &next, &next_order, &dirty);
     delta->assertions.push_back({GraphDelta::kNoTurn, a});
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
@@ -615,6 +680,7 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
     return store_->AppendTurns(key, &none, delta, base).WithContext("add fact for " + Describe(key));
   };
   return WriteUser(key, /*create=*/true, plan, write, [&](std::unique_ptr<UserMemory>& mem) {
+    mem->AddAssertions({a}, next_order);
     mem->graph() = std::move(next);
     mem->WarmTailVectors(dirty, *embedder_);
     return Status::Ok();
@@ -752,10 +818,12 @@ StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
                    {"text", t.turn.text}, {"time_ms", t.turn.time_ms}, {"session", t.turn.session}});
   }
   MemoryGraph graph;
-  Replay(stored->assertions, [&](int64_t seq) -> const Turn* {  // seqs are 1..n
+  TimeOrder order;
+  std::set<std::string> dirty;
+  ApplyPlaced(WithSources(stored->assertions, [&](int64_t seq) -> const Turn* {  // seqs are 1..n
     return seq <= static_cast<int64_t>(stored->turns.size()) ? &stored->turns[static_cast<size_t>(seq - 1)].stored.turn
                                                              : nullptr;
-  }, policy_, &graph);
+  }), policy_, &order, &graph, &dirty);
   doc["graph"] = graph.ToJson();
   auto& fb = doc["feedback"] = nlohmann::json::array();
   for (const Feedback& f : stored->feedback)

@@ -72,6 +72,16 @@ void UserMemory::RecordFeedback(const Feedback& feedback) {
   });
 }
 
+void UserMemory::AddAssertions(std::vector<Assertion> added, const TimeOrder& order) {
+  constexpr size_t kInline = 15;  // libstdc++ keeps shorter strings inside the object
+  for (Assertion& a : added) {
+    for (const std::string* f : {&a.head, &a.relation, &a.tail, &a.tail_type, &a.domain, &a.source_turn})
+      if (f->capacity() > kInline) assertion_bytes_ += f->capacity() + 1;
+    assertions_.push_back(std::move(a));
+  }
+  time_order_ = order;
+}
+
 size_t UserMemory::MemoryBytes() const {
   size_t labels = 0;
   {
@@ -80,7 +90,8 @@ size_t UserMemory::MemoryBytes() const {
   }
   return sizeof(*this) + text_bytes_ + dense_.MemoryBytes() + bm25_.MemoryBytes() +
          graph_.MemoryBytes() + token_counts_.capacity() * sizeof(uint32_t) +
-         text_keys_.capacity() * sizeof(uint64_t) + routine_cues_.capacity() + by_id_.size() * 48 + labels + profile_.MemoryBytes();
+         text_keys_.capacity() * sizeof(uint64_t) + routine_cues_.capacity() + by_id_.size() * 48 + labels + profile_.MemoryBytes() +
+         assertions_.capacity() * sizeof(Assertion) + assertion_bytes_;
 }
 
 }  // namespace ontomem

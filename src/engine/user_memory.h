@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph/memory_graph.h"
+#include "graph/time_order.h"
 #include "index/bm25.h"
 #include "index/dense_index.h"
 #include "ontomem/embedder.h"
@@ -50,6 +51,13 @@ class UserMemory {
   }
   MemoryGraph& graph() { return graph_; }
   const MemoryGraph& graph() const { return graph_; }
+  // The assertions behind the graph in arrival order (with their turns' seqs), and the time
+  // order they were applied in: the graph is replayed from them when one arrives before a
+  // later one.
+  const std::vector<Assertion>& assertions() const { return assertions_; }
+  const TimeOrder& time_order() const { return time_order_; }
+  // `order` is time_order() with `added` placed (TimeOrder::Place).
+  void AddAssertions(std::vector<Assertion> added, const TimeOrder& order);
   const StoredTurn& turn(size_t ordinal) const { return turns_[ordinal]; }
   const std::vector<StoredTurn>& turns() const { return turns_; }
   // Whitespace tokens of the turn's text (a feature of the learned combiner, counted once).
@@ -89,6 +97,9 @@ class UserMemory {
   std::vector<uint8_t> routine_cues_;
   std::unordered_map<std::string, size_t> by_id_;
   MemoryGraph graph_;
+  std::vector<Assertion> assertions_;
+  TimeOrder time_order_;
+  size_t assertion_bytes_ = 0;
   mutable std::mutex label_mu_;
   mutable std::unordered_map<std::string, std::vector<float>> label_vectors_;
   DenseIndex dense_;

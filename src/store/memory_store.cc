@@ -118,6 +118,10 @@ class MemoryStore final : public Store {
         a.id = static_cast<int64_t>(user->assertions.size()) + 1;
         user->assertions.push_back(std::move(a));
       }
+      if (delta->replace_edges) {
+        user->edges.clear();
+        user->edge_index.clear();
+      }
       for (GraphEdge& e : edges) {
         auto [it, inserted] = user->edge_index.try_emplace(e.key, user->edges.size());
         if (inserted) user->edges.push_back(std::move(e));

@@ -817,6 +817,12 @@ Status SqliteStore::WriteDelta(int64_t user_id, const std::vector<Assigned>& ass
     s.Bind(14, static_cast<int64_t>(a.explicit_fact));
     RETURN_IF_ERROR(s.Run("store assertion"));
   }
+  if (delta.replace_edges) {
+    ASSIGN_OR_RETURN(sqlite3_stmt * raw, Prepare(kDeleteUserEdges));
+    Stmt s(db(), raw);
+    s.Bind(1, user_id);
+    RETURN_IF_ERROR(s.Run("replace the graph's edges"));
+  }
   std::vector<std::string> ids;
   for (const Assigned& a : assigned) ids.push_back(a.id);
   for (GraphEdge e : delta.edges) {

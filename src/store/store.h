@@ -39,7 +39,10 @@ struct GraphDelta {
   static constexpr size_t kNoTurn = static_cast<size_t>(-1);
   std::vector<Item> assertions;
   std::vector<GraphEdge> edges;  // full edge states, upserted by GraphEdge::key
-  bool empty() const { return assertions.empty() && edges.empty(); }
+  // The edges are the user's whole graph: stored edges not among them are removed (the graph
+  // was replayed because an assertion arrived before a later one).
+  bool replace_edges = false;
+  bool empty() const { return assertions.empty() && edges.empty() && !replace_edges; }
 };
 
 // The id an id-less turn gets: "T<seq>" for attempt 1, else "T<seq>.<attempt>". A store tries
