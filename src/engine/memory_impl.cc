@@ -58,18 +58,11 @@ void ApplyContextBudget(int64_t max_tokens, SearchResult* result) {
   result->context_tokens = total;
 }
 
-// An assertion with the session and text of the turn it was read from (empty for a fact).
-struct Sourced {
-  const Assertion* a;
-  const std::string* session;
-  const std::string* text;
-};
-
 const std::string kNoText;
 
-std::vector<Sourced> WithSources(const std::vector<Assertion>& assertions,
-                                 const std::function<const Turn*(int64_t seq)>& turn_of) {
-  std::vector<Sourced> out;
+std::vector<SourcedAssertion> WithSources(const std::vector<Assertion>& assertions,
+                                          const std::function<const Turn*(int64_t seq)>& turn_of) {
+  std::vector<SourcedAssertion> out;
   out.reserve(assertions.size());
   for (const Assertion& a : assertions) {
     const Turn* t = a.source_seq > 0 ? turn_of(a.source_seq) : nullptr;
@@ -78,29 +71,15 @@ std::vector<Sourced> WithSources(const std::vector<Assertion>& assertions,
   return out;
 }
 
-// Applies `items` to *graph in `order`'s time order, placing them after what it placed before.
-// Returns TimeOrder::Place's after_all.
-bool ApplyPlaced(const std::vector<Sourced>& items, const GraphPolicy& policy, TimeOrder* order,
-                 MemoryGraph* graph, std::set<std::string>* dirty) {
-  std::vector<int64_t> times;
-  times.reserve(items.size());
-  for (const Sourced& x : items) times.push_back(x.a->time_ms);
-  bool after_all = true;
-  const std::vector<size_t> in_order = order->Place(times, &after_all);
-  if (after_all)
-    for (size_t i : in_order) graph->Apply(*items[i].a, *items[i].session, *items[i].text, policy, dirty);
-  return after_all;
-}
-
 // Applies `batch` (assertions in arrival order, after mem's) to *graph, which holds mem's graph,
 // in time order. When part of the batch goes before what mem holds, the graph is replayed whole
 // from mem's assertions and the batch, and true returned: the caller replaces the stored edges.
 // *order: mem's time order with the batch placed; *dirty: keys of the edges created or changed.
-bool ApplyInTimeOrder(const UserMemory& mem, const std::vector<Sourced>& batch, const GraphPolicy& policy,
-                      MemoryGraph* graph, TimeOrder* order, std::set<std::string>* dirty) {
+bool ApplyToCopy(const UserMemory& mem, const std::vector<SourcedAssertion>& batch, const GraphPolicy& policy,
+                 MemoryGraph* graph, TimeOrder* order, std::set<std::string>* dirty) {
   *order = mem.time_order();
-  if (ApplyPlaced(batch, policy, order, graph, dirty)) return false;
-  std::vector<Sourced> all = WithSources(mem.assertions(), [&](int64_t seq) -> const Turn* {
+  if (ApplyInTimeOrder(batch, policy, order, graph, dirty)) return false;
+  std::vector<SourcedAssertion> all = WithSources(mem.assertions(), [&](int64_t seq) -> const Turn* {
     const int64_t ord = mem.OrdinalOfSeq(seq);
     return ord >= 0 ? &mem.turn(static_cast<size_t>(ord)).turn : nullptr;
   });
@@ -108,7 +87,7 @@ bool ApplyInTimeOrder(const UserMemory& mem, const std::vector<Sourced>& batch, 
   *order = TimeOrder();
   *graph = MemoryGraph();
   dirty->clear();
-  ApplyPlaced(all, policy, order, graph, dirty);
+  ApplyInTimeOrder(all, policy, order, graph, dirty);
   for (const GraphEdge& e : graph->edges()) dirty->insert(e.key);
   return true;
 }
@@ -222,13 +201,13 @@ Status MemoryImpl::ApplyStored(UserSnapshot&& stored, UserMemory* mem, std::vect
     RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   }
   // The graph is the stored assertions replayed (the stored edges are what inspection reads).
-  const std::vector<Sourced> batch = WithSources(stored.assertions, [&](int64_t seq) -> const Turn* {
+  const std::vector<SourcedAssertion> batch = WithSources(stored.assertions, [&](int64_t seq) -> const Turn* {
     const int64_t ord = mem->OrdinalOfSeq(seq);
     return ord >= 0 ? &mem->turn(static_cast<size_t>(ord)).turn : nullptr;
   });
   TimeOrder order;
   std::set<std::string> dirty;
-  ApplyInTimeOrder(*mem, batch, policy_, &mem->graph(), &order, &dirty);
+  ApplyToCopy(*mem, batch, policy_, &mem->graph(), &order, &dirty);
   mem->AddAssertions(std::move(stored.assertions), order);
   // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
   for (const Feedback& f : stored.feedback) mem->RecordFeedback(f);
@@ -392,11 +371,11 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
         delta->assertions.push_back({i, std::move(a)});
       }
     }
-    std::vector<Sourced> batch;
+    std::vector<SourcedAssertion> batch;
     batch.reserve(delta->assertions.size());
     for (const GraphDelta::Item& item : delta->assertions)
       batch.push_back({&item.assertion, &turns[item.record_index].session, &turns[item.record_index].text});
-    delta->replace_edges = ApplyInTimeOrder(mem, batch, policy_, &next, &next_order, &dirty);
+    delta->replace_edges = ApplyToCopy(mem, batch, policy_, &next, &next_order, &dirty);
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
     return Status::Ok();
@@ -669,7 +648,7 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   auto plan = [&](const UserMemory& mem, GraphDelta* delta) -> Status {
     next = mem.graph();
     dirty.clear();
-    delta->replace_edges = ApplyInTimeOrder(mem, {{&a, &kNoText, &kNoText}}, policy_, &next, &next_order, &dirty);
+    delta->replace_edges = ApplyToCopy(mem, {{&a, &kNoText, &kNoText}}, policy_, &next, &next_order, &dirty);
     delta->assertions.push_back({GraphDelta::kNoTurn, a});
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
@@ -820,7 +799,7 @@ StatusOr<std::string> MemoryImpl::Export(const UserKey& key) {
   MemoryGraph graph;
   TimeOrder order;
   std::set<std::string> dirty;
-  ApplyPlaced(WithSources(stored->assertions, [&](int64_t seq) -> const Turn* {  // seqs are 1..n
+  ApplyInTimeOrder(WithSources(stored->assertions, [&](int64_t seq) -> const Turn* {  // seqs are 1..n
     return seq <= static_cast<int64_t>(stored->turns.size()) ? &stored->turns[static_cast<size_t>(seq - 1)].stored.turn
                                                              : nullptr;
   }), policy_, &order, &graph, &dirty);

@@ -20,4 +20,16 @@ std::vector<size_t> TimeOrder::Place(const std::vector<int64_t>& times, bool* af
   return order;
 }
 
+bool ApplyInTimeOrder(const std::vector<SourcedAssertion>& items, const GraphPolicy& policy, TimeOrder* order,
+                      MemoryGraph* graph, std::set<std::string>* dirty) {
+  std::vector<int64_t> times;
+  times.reserve(items.size());
+  for (const SourcedAssertion& x : items) times.push_back(x.a->time_ms);
+  bool after_all = true;
+  const std::vector<size_t> in_order = order->Place(times, &after_all);
+  if (after_all)
+    for (size_t i : in_order) graph->Apply(*items[i].a, *items[i].session, *items[i].text, policy, dirty);
+  return after_all;
+}
+
 }  // namespace ontomem

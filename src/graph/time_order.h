@@ -6,7 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
+
+#include "graph/memory_graph.h"
 
 namespace ontomem {
 
@@ -24,5 +28,18 @@ class TimeOrder {
  private:
   int64_t clock_ = 0;
 };
+
+// An assertion with the session and text of the turn it was read from (empty for a fact).
+struct SourcedAssertion {
+  const Assertion* a;
+  const std::string* session;
+  const std::string* text;
+};
+
+// Applies `items` (in arrival order) to *graph in time order, placing them after what `order`
+// placed before. Returns TimeOrder::Place's after_all; when false nothing was applied and the
+// graph must be replayed whole.
+bool ApplyInTimeOrder(const std::vector<SourcedAssertion>& items, const GraphPolicy& policy, TimeOrder* order,
+                      MemoryGraph* graph, std::set<std::string>* dirty);
 
 }  // namespace ontomem

@@ -11,6 +11,7 @@
 #include "bench/dataset.h"
 #include "embed/sif_embedder.h"
 #include "engine/pipeline.h"
+#include "graph/time_order.h"
 
 namespace ontomem {
 namespace {
@@ -92,9 +93,13 @@ void ReplayPromotion(const std::vector<PromotionSample>& samples, const GraphPol
     MemoryGraph g;
     {
       PromotionTrace trace([&](const PromotionCandidate& c) { last[Key(c.head, c.relation, c.target)] = c; });
-      std::set<std::string> dirty;
+      // In time order, as the engine applies them.
+      std::vector<SourcedAssertion> items;
       for (size_t i = 0; i < s.turns.size(); ++i)
-        for (const Assertion& a : s.facts[i]) g.Apply(a, s.turns[i].session, s.turns[i].text, policy, &dirty);
+        for (const Assertion& a : s.facts[i]) items.push_back({&a, &s.turns[i].session, &s.turns[i].text});
+      TimeOrder order;
+      std::set<std::string> dirty;
+      ApplyInTimeOrder(items, policy, &order, &g, &dirty);
     }
     if (examples)
       for (const auto& [key, c] : last)
