@@ -145,6 +145,43 @@ BENCHMARK(BM_IngestAfterOrBefore)
     ->Iterations(50)  // 500 turns before the user's first: within the n turns there are
     ->Unit(benchmark::kMicrosecond);
 
+// The first search of a user that is not in memory (after a restart or an eviction): loading
+// range(0) turns with the shipped extractor's graph (the stored assertions replayed), then one
+// `full` search. Two users alternate under a memory budget too small for both.
+void BM_SearchColdUser(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::string dir = TempDir("cold-user");
+  Options o;
+  o.data_dir = dir;
+  o.durability = Durability::kOff;
+  o.memory_budget_bytes = 1;
+  auto mem = Memory::Open(o);
+  if (!mem.ok()) {
+    state.SkipWithError(mem.status().ToString().c_str());
+    return;
+  }
+  const UserKey users[2] = {{"bench", "a"}, {"bench", "b"}};
+  for (const UserKey& k : users)
+    for (size_t first = 0; first < n; first += 100) {
+      std::vector<Turn> t = UserTurns(std::min<size_t>(100, n - first), first);
+      for (size_t i = 0; i < t.size(); ++i) t[i].time_ms = 1700000000000 + static_cast<int64_t>(first + i) * 60000;
+      if (!(*mem)->IngestBatch(k, t).ok()) state.SkipWithError("ingest failed");
+    }
+  const Corpus& c = GetCorpus();
+  SearchOptions so;
+  so.k = 10;
+  so.method = Method::kFull;
+  size_t i = 0;
+  for (auto _ : state) {
+    auto r = (*mem)->Search(users[i % 2], c.questions[i % c.questions.size()], so);
+    if (!r.ok()) state.SkipWithError(r.status().ToString().c_str());
+    ++i;
+  }
+  mem->reset();
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_SearchColdUser)->Arg(700)->Arg(2000)->Unit(benchmark::kMicrosecond);
+
 // Search latency for a user of range(0) turns with method range(1); p50/p95 over iterations.
 void BM_Search(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));

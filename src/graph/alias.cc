@@ -73,10 +73,11 @@ bool IsInitialismOf(const std::string& shorty, const std::vector<std::string>& l
 }
 
 // "X, aka Y", "X (Y)", "we call it Y", "Y for short", "short for X", "also known as". `t` is
-// the turn's text lower-cased.
-bool StatedInText(const std::string& a, const std::string& b, const std::string& t) {
-  const size_t pa = FindWord(t, a), pb = FindWord(t, b);
-  if (pa == std::string::npos || pb == std::string::npos || a == b) return false;
+// the turn's text lower-cased, `pa` FindWord(t, a) (the same for every known tail `b`).
+bool StatedInText(const std::string& a, size_t pa, const std::string& b, const std::string& t) {
+  if (pa == std::string::npos || a == b) return false;
+  const size_t pb = FindWord(t, b);
+  if (pb == std::string::npos) return false;
   // The two mentions must be close; the cue may sit between them or just around them
   // ("we call X Y for short").
   const size_t first_end = pa < pb ? pa + a.size() : pb + b.size();
@@ -118,9 +119,10 @@ const Prepared& PrepareCached(const std::string& s) {
   return it->second;
 }
 
-// Every signal but same_entity; `text` as written and `lower_text` lower-cased.
+// Every signal but same_entity; `text` as written, `lower_text` lower-cased and `a_at`
+// FindWord(lower_text, a.lower).
 AliasEvidence TextSignals(const Prepared& a, const Prepared& b, const std::string& text,
-                          const std::string& lower_text) {
+                          const std::string& lower_text, size_t a_at) {
   AliasEvidence ev;
   ev.initialism = (IsInitialismOf(a.lower, b.words) && WrittenAsInitialism(a.lower, text)) ||
                   (IsInitialismOf(b.lower, a.words) && WrittenAsInitialism(b.lower, text));
@@ -142,7 +144,7 @@ AliasEvidence TextSignals(const Prepared& a, const Prepared& b, const std::strin
     const int dist = EditDistance(a.lower, b.lower);
     ev.near_spelling = (len >= 5 && dist <= 1) || (len >= 9 && dist <= 2);
   }
-  ev.stated = StatedInText(a.lower, b.lower, lower_text);
+  ev.stated = StatedInText(a.lower, a_at, b.lower, lower_text);
   return ev;
 }
 
@@ -152,7 +154,8 @@ AliasEvidence AliasSignals(const std::string& a_in, const std::string& b_in, con
                            const std::function<bool(const std::string&, const std::string&)>& same_entity) {
   const Prepared a = Prepare(a_in), b = Prepare(b_in);
   if (a.lower.empty() || b.lower.empty() || a.lower == b.lower) return {};
-  AliasEvidence ev = TextSignals(a, b, text, text::AsciiLower(text));
+  const std::string lower_text = text::AsciiLower(text);
+  AliasEvidence ev = TextSignals(a, b, text, lower_text, FindWord(lower_text, a.lower));
   ev.same_entity = same_entity && same_entity(a.lower, b.lower);
   return ev;
 }
@@ -163,13 +166,14 @@ std::string ResolveAlias(const std::string& tail, const std::string& text,
                          int min_signals) {
   const Prepared t = Prepare(tail);
   const std::string lower_text = text::AsciiLower(text);
+  const size_t tail_at = FindWord(lower_text, t.lower);
   std::string best;
   int best_count = min_signals - 1;
   for (const auto& k : known) {
     if (k == tail) return "";  // already known under this name
     const Prepared& pk = PrepareCached(k);
     if (t.lower.empty() || pk.lower.empty() || t.lower == pk.lower) continue;
-    AliasEvidence ev = TextSignals(t, pk, text, lower_text);
+    AliasEvidence ev = TextSignals(t, pk, text, lower_text, tail_at);
     // The gazetteer adds at most one vote: ask it only when that vote could decide.
     if (ev.count() + 1 <= best_count) continue;
     ev.same_entity = same_entity && same_entity(t.lower, pk.lower);

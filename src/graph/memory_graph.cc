@@ -124,7 +124,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
   std::string alias_edge_from;
   if (auto it = alias_of_.find(norm); it != alias_of_.end()) {
     norm = it->second;
-  } else if (std::find(entity_tails_.begin(), entity_tails_.end(), norm) == entity_tails_.end()) {
+  } else if (!entity_tail_set_.count(norm)) {
     std::string canon = ResolveAlias(norm, text, entity_tails_, policy.same_entity, policy.alias_min_signals);
     if (!canon.empty()) {
       alias_of_[norm] = canon;
@@ -132,6 +132,7 @@ bool MemoryGraph::Apply(const Assertion& a, const std::string& session, const st
       norm = canon;
     } else if (a.modality != Modality::kHypothetical) {
       entity_tails_.push_back(norm);
+      entity_tail_set_.insert(norm);
     }
   }
   const std::string head = PersonId(a.head), tail = EntityId(norm);

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -170,6 +171,7 @@ class MemoryGraph {
   // independent evidence the noisy-or assumes and leaves the weight as it is.
   std::unordered_map<std::string, std::vector<size_t>> weight_texts_;
   std::vector<std::string> entity_tails_;                  // normalised tails, first-seen order
+  std::unordered_set<std::string> entity_tail_set_;        // the same, for lookups
   std::unordered_map<std::string, std::string> alias_of_;  // merged alias -> canonical tail
   PromotionStats stats_;
 };
