@@ -633,6 +633,11 @@ TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
   f.tail = " \t ";  // blank
   EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument);
   f.tail = "peanuts";
+  for (int64_t bad : {int64_t{-1}, int64_t{1760000000000000}}) {  // was taken for "now"; microseconds
+    f.time_ms = bad;
+    EXPECT_EQ(mem->AddFact(ana_, f).code(), StatusCode::kInvalidArgument) << bad;
+  }
+  f.time_ms = 0;
   auto ontology = Ontology::Load(std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json");
   ASSERT_TRUE(ontology.ok()) << ontology.status().ToString();
   mem->set_ontology(*ontology);

@@ -25,8 +25,10 @@ std::unique_ptr<MemoryImpl> NewMemory(size_t budget = size_t{64} << 20,
   return std::make_unique<MemoryImpl>(o, NewInMemoryStore(), emb);
 }
 
-Turn T(std::string id, std::string speaker, std::string text) {
-  return testing::MakeTurn(std::move(id), std::move(speaker), std::move(text));
+Turn T(std::string id, std::string speaker, std::string text, int64_t time_ms = 0) {
+  Turn t = testing::MakeTurn(std::move(id), std::move(speaker), std::move(text));
+  t.time_ms = time_ms;
+  return t;
 }
 
 const UserKey kAna{"acme", "ana"};
@@ -116,6 +118,8 @@ TEST(Memory, BadInputIsRejectedAndLosesNothing) {
       {T("c", "Ana", std::string(70000, 'x')), StatusCode::kResourceExhausted, "limit"},
       {T("d", "A\x01na", "ok"), StatusCode::kInvalidArgument, "speaker"},
       {T(std::string(300, 'i'), "Ana", "ok"), StatusCode::kInvalidArgument, "turn id"},
+      {T("e", "Ana", "ok", -1), StatusCode::kInvalidArgument, "negative"},
+      {T("f", "Ana", "ok", 1760000000000000), StatusCode::kInvalidArgument, "microseconds"},
   };
   for (const auto& c : cases) {
     // The bad turn sits in the middle of a batch: the whole batch must be refused.

@@ -8,6 +8,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -136,6 +137,49 @@ class ServerTest : public ::testing::Test {
 
 // Every route of the table: without a key 401, with an unknown key 401, with another tenant's
 // key never the other tenant's data.
+// A running server reads its key file again when it changes (LiveKeys): a key added with
+// `ontomem keys add` works within about a second, a removed one stops working, and a file that
+// no longer parses leaves the keys as they were.
+TEST_F(ServerTest, KeysAddedOrRemovedWhileRunningTakeEffect) {
+  StopServer();
+  const std::string path = dir_ + "/keys";
+  auto acme = AddKey(path, "acme");
+  ASSERT_TRUE(acme.ok()) << acme.status().ToString();
+  auto keys = KeyStore::Load(path);
+  ASSERT_TRUE(keys.ok());
+  ServerOptions so;
+  so.port = 0;
+  so.keys_path = path;
+  server_ = std::make_unique<HttpServer>(memory_.get(), std::move(*keys), so);
+  ASSERT_TRUE(server_->Start().ok());
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  // The status `key` gets once it is `want`, or the last one after 5 s.
+  auto settles_to = [&](const std::string& key, int want) {
+    int got = 0;
+    for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5); std::chrono::steady_clock::now() < end;) {
+      auto r = Get("/v1/users", key);
+      got = r ? r->status : -1;
+      if (got == want) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return got;
+  };
+  auto globex = AddKey(path, "globex");
+  ASSERT_TRUE(globex.ok());
+  EXPECT_EQ(settles_to(*globex, 200), 200);
+  EXPECT_EQ(Get("/v1/users", *acme)->status, 200);
+  {
+    std::ofstream(path, std::ios::app) << "this line is not a key\n";
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the bad file was looked at
+  EXPECT_EQ(Get("/v1/users", *globex)->status, 200);
+  {
+    std::ofstream(path, std::ios::trunc) << "acme\t" << Sha256Hex(*acme) << "\n";
+  }
+  EXPECT_EQ(settles_to(*globex, 401), 401);
+  EXPECT_EQ(Get("/v1/users", *acme)->status, 200);
+}
+
 TEST_F(ServerTest, EveryRouteChecksTheKeyAndTheTenant) {
   Ingest("ana", R"([{"id":"D1:1","speaker":"Ana","text":"secret acme memory about jazz"}])");
   for (const Route& route : RouteTable()) {

@@ -111,7 +111,7 @@ Status ValidateFeedback(const Feedback& f) {
     for (size_t i = 0; i < ids->size(); ++i)
       RETURN_IF_ERROR(ValidateName(fmt::format("feedback {}[{}]", field, i), (*ids)[i], false));
   }
-  if (f.time_ms < 0) return Status::InvalidArgument("feedback time_ms is negative");
+  RETURN_IF_ERROR(ValidateTimeMs("feedback time_ms", f.time_ms));
   return Status::Ok();
 }
 
@@ -607,6 +607,7 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
                              {"fact relation", &fact.relation}, {"fact tail", &fact.tail},
                              {"fact tail_type", &fact.tail_type}, {"fact domain", &fact.domain}})
     RETURN_IF_ERROR(ValidateName(what, *value, true));
+  RETURN_IF_ERROR(ValidateTimeMs("fact time", fact.time_ms));
   const bool blank_tail = std::all_of(fact.tail.begin(), fact.tail.end(), [](unsigned char c) { return std::isspace(c); });
   if (fact.relation.empty() || blank_tail) return Status::InvalidArgument("fact needs a relation and a tail");
   if (ontology_) {

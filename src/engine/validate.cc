@@ -52,8 +52,17 @@ Status ValidateTurn(const Turn& turn, const Options& options, std::string_view w
     st = Status::ResourceExhausted(fmt::format("text is {} bytes, the limit is {} (Options::max_turn_bytes)",
                                                turn.text.size(), options.max_turn_bytes));
   if (st.ok()) st = ValidateName("session", turn.session, true);
-  if (st.ok() && turn.time_ms < 0) st = Status::InvalidArgument("time is negative");
+  if (st.ok()) st = ValidateTimeMs("time", turn.time_ms);
   return st.WithContext(where);
+}
+
+Status ValidateTimeMs(std::string_view what, int64_t ms) {
+  constexpr int64_t kYear10000 = 253402300800000;  // 10000-01-01T00:00:00Z in Unix ms
+  if (ms < 0) return Status::InvalidArgument(fmt::format("{} is negative", what));
+  if (ms >= kYear10000)
+    return Status::InvalidArgument(fmt::format(
+        "{} {} is after the year 9999: times are Unix milliseconds (microseconds or nanoseconds sent?)", what, ms));
+  return Status::Ok();
 }
 
 Status ValidateQuery(std::string_view query, const SearchOptions& options) {

@@ -31,6 +31,7 @@ struct ServerOptions {
   int write_timeout_sec = 10;  // writing a response
   int keep_alive_timeout_sec = 5;
   int threads = 16;  // worker threads (one per connection being served)
+  std::string keys_path;  // the key file, re-read when it changes (LiveKeys); empty: keys as given
 };
 
 struct Call {

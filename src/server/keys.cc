@@ -4,9 +4,11 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +76,46 @@ std::optional<std::string> KeyStore::Lookup(std::string_view key) const {
   }
   if (match == entries_.size()) return std::nullopt;
   return entries_[match].tenant;
+}
+
+LiveKeys::LiveKeys(KeyStore initial, std::string path)
+    : keys_(std::make_shared<const KeyStore>(std::move(initial))),
+      path_(std::move(path)),
+      loaded_(path_.empty() ? FileId() : Identify(path_)),
+      next_check_(std::chrono::steady_clock::now() + std::chrono::seconds(1)) {}
+
+LiveKeys::FileId LiveKeys::Identify(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, static_cast<int64_t>(st.st_size),
+          static_cast<int64_t>(st.st_ino)};
+}
+
+void LiveKeys::MaybeReload() {
+  const auto now = std::chrono::steady_clock::now();
+  if (path_.empty() || now < next_check_) return;
+  next_check_ = now + std::chrono::seconds(1);
+  const FileId id = Identify(path_);
+  if (id == loaded_) return;
+  loaded_ = id;  // a bad file is reported once, not every second
+  StatusOr<KeyStore> fresh = KeyStore::Load(path_);
+  if (!fresh.ok()) {
+    std::fprintf(stderr, "ontomem serve: keeping the previous %zu key(s): %s\n", keys_->size(),
+                 fresh.status().ToString().c_str());
+    return;
+  }
+  std::fprintf(stderr, "ontomem serve: %s changed, now %zu key(s)\n", path_.c_str(), fresh->size());
+  keys_ = std::make_shared<const KeyStore>(std::move(*fresh));
+}
+
+std::optional<std::string> LiveKeys::Lookup(std::string_view key) {
+  std::shared_ptr<const KeyStore> keys;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    MaybeReload();
+    keys = keys_;
+  }
+  return keys->Lookup(key);
 }
 
 StatusOr<std::string> AddKey(const std::string& path, const std::string& tenant) {

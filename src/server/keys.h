@@ -3,7 +3,10 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +34,31 @@ class KeyStore {
     std::string tenant;
   };
   std::vector<Entry> entries_;
+};
+
+// The key file as a running server sees it: re-read when it changed (looked at no more than
+// once a second), so a key added with `ontomem keys add` or a line removed by hand takes effect
+// without a restart. A changed file that cannot be read or parsed leaves the keys as they were
+// and says why on stderr.
+class LiveKeys {
+ public:
+  // An empty `path` is never re-read.
+  LiveKeys(KeyStore initial, std::string path);
+  std::optional<std::string> Lookup(std::string_view key);
+
+ private:
+  struct FileId {
+    int64_t mtime_ns = -1, size = -1, inode = -1;
+    bool operator==(const FileId&) const = default;
+  };
+  static FileId Identify(const std::string& path);
+  void MaybeReload();  // with mu_ held
+
+  std::mutex mu_;
+  std::shared_ptr<const KeyStore> keys_;
+  const std::string path_;
+  FileId loaded_;
+  std::chrono::steady_clock::time_point next_check_;
 };
 
 // Creates a key for `tenant` ("om_" + 64 hex digits from 32 bytes of /dev/urandom), appends

@@ -33,7 +33,9 @@ Status Serve(const Options& memory_options, const std::string& keys_path, const 
   auto memory = Memory::Open(memory_options);
   if (!memory.ok()) return memory.status().WithContext("open " + memory_options.data_dir);
   const size_t nkeys = keys->size();
-  auto server = std::make_unique<HttpServer>(memory->get(), std::move(*keys), options);
+  ServerOptions live = options;
+  live.keys_path = keys_path;  // `ontomem keys add` takes effect without a restart
+  auto server = std::make_unique<HttpServer>(memory->get(), std::move(*keys), live);
   RETURN_IF_ERROR(server->Start());
   const std::string base = fmt::format("http://{}:{}", options.host, server->port());
   std::printf("ontomem serve: listening on %s (data %s, %zu key(s) from %s)\n", base.c_str(),
