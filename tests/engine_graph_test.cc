@@ -609,6 +609,28 @@ TEST_F(EngineGraphTest, TheGraphIsTheSameWhateverOrderTheTurnsArriveIn) {
   EXPECT_EQ(Graph(Open().get(), late)["edges"], with_fact["edges"]);
 }
 
+// A turn without a time stands where it arrived in the timeline, and its edges say so: they
+// start (and end others) at the latest time before it, not at 0.
+TEST_F(EngineGraphTest, ATurnWithoutATimeTakesTheLatestTimeBeforeIt) {
+  const int64_t day = 86400000;
+  auto mem = Open();
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:1", "I love titanic", day, "s1")).ok());
+  ASSERT_TRUE(mem->Ingest(ana_, T("D1:2", "I hate titanic", 0, "s1")).ok());
+  const nlohmann::json g = Graph(mem.get(), ana_);
+  const auto* dislikes = EdgeOf(g, "DISLIKES", "entity:titanic");
+  ASSERT_NE(dislikes, nullptr);
+  EXPECT_EQ((*dislikes)["valid_from"], day);
+  for (const auto& e : g["edges"])
+    if (e["relation"] == "LIKES") EXPECT_EQ(e["valid_to"], day + 1) << e.dump();  // ended where the hate stands
+  // An older turn replays the graph: the time-less turn keeps its place after day 1.
+  ASSERT_TRUE(mem->Ingest(ana_, T("D0:1", "I love titanic", day / 2, "s0")).ok());
+  const nlohmann::json replayed = Graph(mem.get(), ana_);
+  const auto* still = EdgeOf(replayed, "DISLIKES", "entity:titanic");
+  ASSERT_NE(still, nullptr);
+  EXPECT_EQ((*still)["valid_from"], day);
+  EXPECT_EQ(Graph(Open().get(), ana_)["edges"], replayed["edges"]);
+}
+
 TEST_F(EngineGraphTest, ExplicitFactsForgetAndErrors) {
   auto mem = Open();
   Fact f;

@@ -5,7 +5,7 @@
 
 namespace ontomem {
 
-std::vector<size_t> TimeOrder::Place(const std::vector<int64_t>& times, bool* after_all) {
+std::vector<size_t> TimeOrder::Place(const std::vector<int64_t>& times, bool* after_all, std::vector<int64_t>* at_out) {
   const int64_t before = clock_;
   std::vector<int64_t> at(times.size());
   *after_all = true;
@@ -17,6 +17,7 @@ std::vector<size_t> TimeOrder::Place(const std::vector<int64_t>& times, bool* af
   std::vector<size_t> order(times.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return at[a] < at[b]; });
+  if (at_out != nullptr) *at_out = std::move(at);
   return order;
 }
 
@@ -26,10 +27,19 @@ bool ApplyInTimeOrder(const std::vector<SourcedAssertion>& items, const GraphPol
   times.reserve(items.size());
   for (const SourcedAssertion& x : items) times.push_back(x.a->time_ms);
   bool after_all = true;
-  const std::vector<size_t> in_order = order->Place(times, &after_all);
-  if (after_all)
-    for (size_t i : in_order) graph->Apply(*items[i].a, *items[i].session, *items[i].text, policy, dirty);
-  return after_all;
+  std::vector<int64_t> at;
+  const std::vector<size_t> in_order = order->Place(times, &after_all, &at);
+  if (!after_all) return false;
+  for (size_t i : in_order) {
+    if (items[i].a->time_ms == 0 && at[i] != 0) {
+      Assertion placed = *items[i].a;
+      placed.time_ms = at[i];
+      graph->Apply(placed, *items[i].session, *items[i].text, policy, dirty);
+    } else {
+      graph->Apply(*items[i].a, *items[i].session, *items[i].text, policy, dirty);
+    }
+  }
+  return true;
 }
 
 }  // namespace ontomem

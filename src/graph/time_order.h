@@ -23,7 +23,8 @@ class TimeOrder {
   // time (0) takes the latest time before it in arrival order. Returns the order to apply them
   // in (indices into `times`); *after_all is false when one goes before an earlier placed one
   // (the graph must then be replayed whole, from every assertion in a fresh TimeOrder).
-  std::vector<size_t> Place(const std::vector<int64_t>& times, bool* after_all);
+  // *at (optional): the time each one takes.
+  std::vector<size_t> Place(const std::vector<int64_t>& times, bool* after_all, std::vector<int64_t>* at = nullptr);
 
  private:
   int64_t clock_ = 0;
@@ -37,8 +38,9 @@ struct SourcedAssertion {
 };
 
 // Applies `items` (in arrival order) to *graph in time order, placing them after what `order`
-// placed before. Returns TimeOrder::Place's after_all; when false nothing was applied and the
-// graph must be replayed whole.
+// placed before; one without a time is applied at the time it takes (so its edges start, and
+// end others, where it stands in the timeline, not at 0). Returns TimeOrder::Place's
+// after_all; when false nothing was applied and the graph must be replayed whole.
 bool ApplyInTimeOrder(const std::vector<SourcedAssertion>& items, const GraphPolicy& policy, TimeOrder* order,
                       MemoryGraph* graph, std::set<std::string>* dirty);
 
