@@ -1094,7 +1094,36 @@ std::string RunUnprivileged(const std::string& dir, const std::function<std::str
   return result;
 }
 
-// Keeps a database open in another process (a running server), so its -wal and -shm exist.
+// Another connection (a process's writer) holds the database's write lock for `hold`, then
+// rolls back; held() says whether it still does.
+class LockHeldElsewhere {
+ public:
+  LockHeldElsewhere(const std::string& db, std::chrono::milliseconds hold) {
+    if (sqlite3_open_v2(db.c_str(), &other_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK ||
+        sqlite3_exec(other_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+      return;
+    held_ = true;
+    releaser_ = std::thread([this, hold] {
+      std::this_thread::sleep_for(hold);
+      held_ = false;
+      sqlite3_exec(other_, "ROLLBACK", nullptr, nullptr, nullptr);
+    });
+  }
+  ~LockHeldElsewhere() {
+    Join();
+    sqlite3_close(other_);
+  }
+  bool held() const { return held_; }
+  void Join() {
+    if (releaser_.joinable()) releaser_.join();
+  }
+
+ private:
+  sqlite3* other_ = nullptr;
+  std::atomic<bool> held_{false};
+  std::thread releaser_;
+};
+
 // A write of this process that waits for another process's write lock (up to the busy timeout)
 // must not hold up its reads: in WAL mode readers need no lock, and a server's loads, turn
 // pages and exports would otherwise stall behind one busy writer.
@@ -1104,15 +1133,8 @@ TEST_F(SqliteStoreTest, ReadsDoNotWaitForAWriteWaitingOnAnotherWriter) {
   const UserKey key{"t", "u"};
   std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
   ASSERT_TRUE(store->AppendTurns(key, &first).ok());
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(db_path_.c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  std::atomic<bool> held{true};
-  std::thread releaser([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-    held = false;
-    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
-  });
+  LockHeldElsewhere other(db_path_, std::chrono::milliseconds(2500));
+  ASSERT_TRUE(other.held());
   Status write_status;
   std::thread writer([&] {
     std::vector<TurnRecord> more{Rec("b", "Ana", "again")};
@@ -1124,10 +1146,9 @@ TEST_F(SqliteStoreTest, ReadsDoNotWaitForAWriteWaitingOnAnotherWriter) {
   auto users = store->ListUsers("t");
   auto has = store->HasUser(key);
   auto stats = store->GetTenantStats("t");
-  const bool read_while_held = held;
-  releaser.join();
+  const bool read_while_held = other.held();
+  other.Join();
   writer.join();
-  sqlite3_close(other);
   EXPECT_TRUE(read_while_held) << "reads waited for the other process's write lock";
   ASSERT_TRUE(turns.ok()) << turns.status().ToString();
   EXPECT_EQ(turns->size(), 1u);
@@ -1154,22 +1175,14 @@ TEST_F(SqliteStoreTest, TheLockWaitCountsFromWhenTheWriteWasAskedFor) {
   const UserKey key{"t", "u"};
   std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
   ASSERT_TRUE(store->AppendTurns(key, &first).ok());
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(db_path_.c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  std::atomic<bool> held{true};
-  std::thread releaser([&] {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    held = false;
-    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
-  });
+  LockHeldElsewhere other(db_path_, std::chrono::seconds(3));
+  ASSERT_TRUE(other.held());
   WriteBase queued;
   queued.asked_at = std::chrono::steady_clock::now() - std::chrono::milliseconds(9500);
   std::vector<TurnRecord> more{Rec("b", "Ana", "again")};
   const Status st = store->AppendTurns(key, &more, nullptr, &queued);
-  const bool failed_while_held = held;
-  releaser.join();
-  sqlite3_close(other);
+  const bool failed_while_held = other.held();
+  other.Join();
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   EXPECT_TRUE(failed_while_held) << "the write waited for the lock past its asked_at + busy timeout";
   EXPECT_NE(st.ToString().find("held the write lock"), std::string::npos) << st.ToString();
@@ -1188,6 +1201,7 @@ TEST_F(SqliteStoreTest, TheLockWaitCountsFromWhenTheWriteWasAskedFor) {
   EXPECT_EQ(turns->size(), 2u);
 }
 
+// Keeps a database open in another process (a running server), so its -wal and -shm exist.
 class HeldOpen {
  public:
   explicit HeldOpen(const std::string& db) {
