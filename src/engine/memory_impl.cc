@@ -71,18 +71,23 @@ std::vector<SourcedAssertion> WithSources(const std::vector<Assertion>& assertio
   return out;
 }
 
+// The turn of a seq in `mem`, for WithSources.
+std::function<const Turn*(int64_t)> TurnOfSeq(const UserMemory& mem) {
+  return [&mem](int64_t seq) -> const Turn* {
+    const int64_t ord = mem.OrdinalOfSeq(seq);
+    return ord >= 0 ? &mem.turn(static_cast<size_t>(ord)).turn : nullptr;
+  };
+}
+
 // Applies `batch` (assertions in arrival order, after mem's) to *graph, which holds mem's graph,
 // in time order. When part of the batch goes before what mem holds, the graph is replayed whole
 // from mem's assertions and the batch, and true returned: the caller replaces the stored edges.
 // *order: mem's time order with the batch placed; *dirty: keys of the edges created or changed.
-bool ApplyToCopy(const UserMemory& mem, const std::vector<SourcedAssertion>& batch, const GraphPolicy& policy,
+bool ApplyBatch(const UserMemory& mem, const std::vector<SourcedAssertion>& batch, const GraphPolicy& policy,
                  MemoryGraph* graph, TimeOrder* order, std::set<std::string>* dirty) {
   *order = mem.time_order();
   if (ApplyInTimeOrder(batch, policy, order, graph, dirty)) return false;
-  std::vector<SourcedAssertion> all = WithSources(mem.assertions(), [&](int64_t seq) -> const Turn* {
-    const int64_t ord = mem.OrdinalOfSeq(seq);
-    return ord >= 0 ? &mem.turn(static_cast<size_t>(ord)).turn : nullptr;
-  });
+  std::vector<SourcedAssertion> all = WithSources(mem.assertions(), TurnOfSeq(mem));
   all.insert(all.end(), batch.begin(), batch.end());
   *order = TimeOrder();
   *graph = MemoryGraph();
@@ -201,13 +206,10 @@ Status MemoryImpl::ApplyStored(UserSnapshot&& stored, UserMemory* mem, std::vect
     RETURN_IF_ERROR(mem->Append(r.stored, r.vector.data()));
   }
   // The graph is the stored assertions replayed (the stored edges are what inspection reads).
-  const std::vector<SourcedAssertion> batch = WithSources(stored.assertions, [&](int64_t seq) -> const Turn* {
-    const int64_t ord = mem->OrdinalOfSeq(seq);
-    return ord >= 0 ? &mem->turn(static_cast<size_t>(ord)).turn : nullptr;
-  });
+  const std::vector<SourcedAssertion> batch = WithSources(stored.assertions, TurnOfSeq(*mem));
   TimeOrder order;
   std::set<std::string> dirty;
-  ApplyToCopy(*mem, batch, policy_, &mem->graph(), &order, &dirty);
+  ApplyBatch(*mem, batch, policy_, &mem->graph(), &order, &dirty);
   mem->AddAssertions(std::move(stored.assertions), order);
   // The profile cache (s_profile) is rebuilt from the stored feedback, oldest first.
   for (const Feedback& f : stored.feedback) mem->RecordFeedback(f);
@@ -375,7 +377,7 @@ Status MemoryImpl::IngestBatch(const UserKey& key, const std::vector<Turn>& turn
     batch.reserve(delta->assertions.size());
     for (const GraphDelta::Item& item : delta->assertions)
       batch.push_back({&item.assertion, &turns[item.record_index].session, &turns[item.record_index].text});
-    delta->replace_edges = ApplyToCopy(mem, batch, policy_, &next, &next_order, &dirty);
+    delta->replace_edges = ApplyBatch(mem, batch, policy_, &next, &next_order, &dirty);
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);
     return Status::Ok();
@@ -649,7 +651,7 @@ Status MemoryImpl::AddFact(const UserKey& key, const Fact& fact) {
   auto plan = [&](const UserMemory& mem, GraphDelta* delta) -> Status {
     next = mem.graph();
     dirty.clear();
-    delta->replace_edges = ApplyToCopy(mem, {{&a, &kNoText, &kNoText}}, policy_, &next, &next_order, &dirty);
+    delta->replace_edges = ApplyBatch(mem, {{&a, &kNoText, &kNoText}}, policy_, &next, &next_order, &dirty);
     delta->assertions.push_back({GraphDelta::kNoTurn, a});
     for (const std::string& k : dirty)
       if (const GraphEdge* e = next.Find(k)) delta->edges.push_back(*e);

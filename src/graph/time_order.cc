@@ -5,7 +5,8 @@
 
 namespace ontomem {
 
-std::vector<size_t> TimeOrder::Place(const std::vector<int64_t>& times, bool* after_all, std::vector<int64_t>* at_out) {
+std::vector<size_t> TimeOrder::Place(const std::vector<int64_t>& times, bool* after_all,
+                                     std::vector<int64_t>* at_out) {
   const int64_t before = clock_;
   std::vector<int64_t> at(times.size());
   *after_all = true;

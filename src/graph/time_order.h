@@ -24,7 +24,8 @@ class TimeOrder {
   // in (indices into `times`); *after_all is false when one goes before an earlier placed one
   // (the graph must then be replayed whole, from every assertion in a fresh TimeOrder).
   // *at (optional): the time each one takes.
-  std::vector<size_t> Place(const std::vector<int64_t>& times, bool* after_all, std::vector<int64_t>* at = nullptr);
+  std::vector<size_t> Place(const std::vector<int64_t>& times, bool* after_all,
+                            std::vector<int64_t>* at = nullptr);
 
  private:
   int64_t clock_ = 0;

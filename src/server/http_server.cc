@@ -66,7 +66,11 @@ std::string_view BearerToken(std::string_view h) {
 
 struct HttpServer::Impl {
   Impl(Memory* m, KeyStore k, ServerOptions o)
-      : memory(m), keys(std::move(k), o.keys_path), options(std::move(o)), metrics(RouteLabels()), api(m, options, &metrics) {}
+      : memory(m),
+        keys(std::move(k), o.keys_path),  // before `options` takes o
+        options(std::move(o)),
+        metrics(RouteLabels()),
+        api(m, options, &metrics) {}
 
   Reply Dispatch(const httplib::Request& req, const httplib::ContentReader* reader, size_t* route_index);
   void Handle(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader);
