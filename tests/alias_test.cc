@@ -18,6 +18,9 @@ TEST(Alias, SignalsAreIndependent) {
   EXPECT_TRUE(ev.stated);
   EXPECT_EQ(ev.count(), 2);
   EXPECT_TRUE(AliasSignals("titanc", "titanic", "", nullptr).near_spelling);
+  EXPECT_TRUE(AliasSignals("titnaic", "titanic", "", nullptr).near_spelling);        // a swap is one edit
+  EXPECT_TRUE(AliasSignals("casablamka", "casablanca", "", nullptr).near_spelling);  // two, long enough
+  EXPECT_FALSE(AliasSignals("tinatic", "titanic", "", nullptr).near_spelling);       // two, too short
   EXPECT_TRUE(AliasSignals("shawshank", "shawshank redemption", "", nullptr).containment);
   EXPECT_FALSE(AliasSignals("cat", "car", "", nullptr).near_spelling);  // too short to call a typo
   auto gaz = [](const std::string& a, const std::string& b) {

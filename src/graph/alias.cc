@@ -17,21 +17,27 @@ std::string Initials(const std::vector<std::string>& words, bool skip_stop) {
   return out;
 }
 
-// Damerau-Levenshtein (optimal string alignment) distance, capped for speed.
+// Damerau-Levenshtein (optimal string alignment) distance, capped for speed. Three rows kept
+// per thread: it runs for most pairs of a user's tails on every load.
 int EditDistance(const std::string& a, const std::string& b) {
   const size_t n = a.size(), m = b.size();
   if (n > m + 3 || m > n + 3) return 4;
-  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
-  for (size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
-  for (size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
-  for (size_t i = 1; i <= n; ++i)
+  thread_local std::vector<int> before, prev, cur;  // rows i-2, i-1, i
+  before.assign(m + 1, 0);
+  prev.resize(m + 1);
+  cur.resize(m + 1);
+  for (size_t j = 0; j <= m; ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= n; ++i) {
+    cur[0] = static_cast<int>(i);
     for (size_t j = 1; j <= m; ++j) {
       int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], before[j - 2] + 1);
     }
-  return d[n][m];
+    std::swap(before, prev);
+    std::swap(prev, cur);
+  }
+  return prev[m];
 }
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }

@@ -240,7 +240,7 @@ std::string HttpApiMarkdown(const Limits& limits) {
         "- Turns may arrive in any order: the memory graph follows their times (ties in arrival\n"
         "  order), so an older history imported after newer turns does not reopen what the newer\n"
         "  ones ended. A batch older than what the user holds replays the user's graph (about 40 ms\n"
-        "  for a 1,000-turn user, against 4 ms for 10 new turns): import a history in large batches.\n\n";
+        "  for a 1,000-turn user, against 3 ms for 10 new turns): import a history in large batches.\n\n";
   for (const Route& r : RouteTable()) {
     md += fmt::format("## {} {}\n\n{}", r.method, r.path, r.summary);
     md += r.auth ? " Needs a key.\n\n" : " No key needed.\n\n";
