@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "lexicon_fixture.h"
@@ -430,6 +431,22 @@ TEST_F(CliTest, ExplicitFactsAndTheGraphCommand) {
   r = Cli("fact " + D() + "--user ana --relation 'not valid' --tail x");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("relation"), std::string::npos);
+  // A fact with a time: given in milliseconds or RFC 3339, it starts there.
+  ASSERT_EQ(Cli("fact " + D() + "--user ben --relation LIKES --tail tea --time 2024-01-02T00:00:00Z").code, 0);
+  ASSERT_EQ(Cli("fact " + D() + "--user ben --relation LIKES --tail jazz --time 1700000000000").code, 0);
+  r = Cli("graph " + D() + "--user ben --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, int64_t> since;
+  const auto ben = nlohmann::json::parse(r.out);
+  for (const auto& e : ben["edges"])
+    if (e["relation"] == "LIKES") since[e["target"].get<std::string>()] = e["valid_from"].get<int64_t>();
+  EXPECT_EQ(since["entity:tea"], 1704153600000);
+  EXPECT_EQ(since["entity:jazz"], 1700000000000);
+  for (const char* bad : {"yesterday", "-5", "1760000000000000"}) {
+    r = Cli("fact " + D() + "--user ben --relation LIKES --tail x --time " + bad);
+    EXPECT_EQ(r.code, 1) << bad;
+    EXPECT_NE(r.err.find("time"), std::string::npos) << bad << ": " << r.err;
+  }
   EXPECT_EQ(Cli("graph " + D() + "--user nobody").code, 1);
 }
 

@@ -14,6 +14,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -440,6 +441,10 @@ int Run(int argc, char** argv) {
   fact->add_option("--head", fact_in.head, "who holds it (default: the user)");
   fact->add_option("--type", fact_in.tail_type, "ontology entity type of the tail");
   fact->add_option("--domain", fact_in.domain, "ontology domain");
+  std::string fact_time;
+  fact->add_option("--time", fact_time,
+                   "since when it holds: Unix milliseconds or RFC 3339 (2024-01-02T03:04:05Z); default now "
+                   "(a past time takes its place in the timeline: later turns still end it)");
 
   auto* mcp_cmd = app.add_subcommand("mcp", "serve the Model Context Protocol on stdin/stdout (docs/mcp.md)");
   AddStoreFlags(mcp_cmd, &c, false);
@@ -815,6 +820,15 @@ int Run(int argc, char** argv) {
     return 0;
   }
   if (*fact) {
+    if (!fact_time.empty()) {
+      const bool digits = std::all_of(fact_time.begin(), fact_time.end(), [](unsigned char ch) { return std::isdigit(ch); });
+      std::optional<int64_t> ms;
+      if (digits && fact_time.size() <= 18) ms = std::stoll(fact_time);
+      else if (!digits) ms = server::ParseRfc3339(fact_time);
+      if (!ms) return Fail(Status::InvalidArgument(fmt::format(
+                   "--time {}: expected Unix milliseconds or an RFC 3339 time such as 2024-01-02T03:04:05Z", fact_time)));
+      fact_in.time_ms = *ms;
+    }
     auto mem = OpenMemory(c, true);
     if (!mem.ok()) return Fail(mem.status());
     Status st = (*mem)->AddFact({c.tenant, c.user}, fact_in);
