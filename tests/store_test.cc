@@ -794,6 +794,15 @@ class SqliteStoreTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(s).value() : nullptr;
   }
+  // Open() with one turn ("a") stored for `key`; null on failure (already reported).
+  std::unique_ptr<Store> OpenWithATurn(const UserKey& key) {
+    auto store = Open();
+    if (store == nullptr) return nullptr;
+    std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
+    const Status st = store->AppendTurns(key, &first);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return st.ok() ? std::move(store) : nullptr;
+  }
   // Opens must fail with `code`, mentioning `needle`, and leave the file byte-identical.
   void ExpectOpenFailsUnchanged(StatusCode code, const std::string& needle) {
     const std::string before = ReadBytes(db_path_);
@@ -1128,11 +1137,9 @@ class LockHeldElsewhere {
 // must not hold up its reads: in WAL mode readers need no lock, and a server's loads, turn
 // pages and exports would otherwise stall behind one busy writer.
 TEST_F(SqliteStoreTest, ReadsDoNotWaitForAWriteWaitingOnAnotherWriter) {
-  auto store = Open();
-  ASSERT_NE(store, nullptr);
   const UserKey key{"t", "u"};
-  std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
-  ASSERT_TRUE(store->AppendTurns(key, &first).ok());
+  auto store = OpenWithATurn(key);
+  ASSERT_NE(store, nullptr);
   LockHeldElsewhere other(db_path_, std::chrono::milliseconds(2500));
   ASSERT_TRUE(other.held());
   Status write_status;
@@ -1170,11 +1177,9 @@ TEST_F(SqliteStoreTest, ReadsDoNotWaitForAWriteWaitingOnAnotherWriter) {
 // other connection still holds the lock, instead of waiting a whole timeout of its own; a write
 // asked for long ago still takes a free lock.
 TEST_F(SqliteStoreTest, TheLockWaitCountsFromWhenTheWriteWasAskedFor) {
-  auto store = Open();
-  ASSERT_NE(store, nullptr);
   const UserKey key{"t", "u"};
-  std::vector<TurnRecord> first{Rec("a", "Ana", "hello")};
-  ASSERT_TRUE(store->AppendTurns(key, &first).ok());
+  auto store = OpenWithATurn(key);
+  ASSERT_NE(store, nullptr);
   LockHeldElsewhere other(db_path_, std::chrono::seconds(3));
   ASSERT_TRUE(other.held());
   WriteBase queued;

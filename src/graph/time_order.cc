@@ -31,14 +31,15 @@ bool ApplyInTimeOrder(const std::vector<SourcedAssertion>& items, const GraphPol
   std::vector<int64_t> at;
   const std::vector<size_t> in_order = order->Place(times, &after_all, &at);
   if (!after_all) return false;
+  Assertion placed;  // a time-less one, at the time it takes
   for (size_t i : in_order) {
-    if (items[i].a->time_ms == 0 && at[i] != 0) {
-      Assertion placed = *items[i].a;
+    const Assertion* a = items[i].a;
+    if (a->time_ms == 0 && at[i] != 0) {
+      placed = *a;
       placed.time_ms = at[i];
-      graph->Apply(placed, *items[i].session, *items[i].text, policy, dirty);
-    } else {
-      graph->Apply(*items[i].a, *items[i].session, *items[i].text, policy, dirty);
+      a = &placed;
     }
+    graph->Apply(*a, *items[i].session, *items[i].text, policy, dirty);
   }
   return true;
 }
