@@ -84,6 +84,29 @@ std::vector<Turn> UserTurns(size_t n, size_t offset = 0) {
   return out;
 }
 
+// UserTurns(n, offset) with turn k said at minute k: a user who speaks in time order.
+std::vector<Turn> TimedUserTurns(size_t n, size_t offset) {
+  std::vector<Turn> out = UserTurns(n, offset);
+  for (size_t i = 0; i < n; ++i) out[i].time_ms = 1700000000000 + static_cast<int64_t>(offset + i) * 60000;
+  return out;
+}
+
+// Memory::Open on `dir` as a user runs it (the shipped extractor and graph), durability off;
+// null after reporting the error to `state`.
+std::unique_ptr<Memory> OpenShipped(benchmark::State& state, const std::string& dir,
+                                    size_t memory_budget_bytes = Options().memory_budget_bytes) {
+  Options o;
+  o.data_dir = dir;
+  o.durability = Durability::kOff;
+  o.memory_budget_bytes = memory_budget_bytes;
+  auto mem = Memory::Open(o);
+  if (!mem.ok()) {
+    state.SkipWithError(mem.status().ToString().c_str());
+    return nullptr;
+  }
+  return std::move(*mem);
+}
+
 // Durable ingest (synchronous=FULL), batches of range(0) turns.
 void BM_IngestDurable(benchmark::State& state) {
   const size_t batch = static_cast<size_t>(state.range(0));
@@ -111,38 +134,29 @@ void BM_IngestAfterOrBefore(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const bool before = state.range(1) == 1;
   std::string dir = TempDir("after-or-before");
-  Options o;
-  o.data_dir = dir;
-  o.durability = Durability::kOff;
-  auto mem = Memory::Open(o);
-  if (!mem.ok()) {
-    state.SkipWithError(mem.status().ToString().c_str());
-    return;
-  }
+  std::unique_ptr<Memory> mem = OpenShipped(state, dir);
+  if (!mem) return;
   const UserKey key{"bench", "backfill"};
-  auto turns = [](size_t first, size_t count) {
-    std::vector<Turn> t = UserTurns(count, first);
-    for (size_t i = 0; i < count; ++i) {
-      t[i].time_ms = 1700000000000 + static_cast<int64_t>(first + i) * 60000;
-      t[i].session = fmt::format("s{}", (first + i) / 20);
-    }
+  auto turns = [](size_t first, size_t count) {  // 20 turns a session
+    std::vector<Turn> t = TimedUserTurns(count, first);
+    for (size_t i = 0; i < count; ++i) t[i].session = fmt::format("s{}", (first + i) / 20);
     return t;
   };
   for (size_t k = n; k < 2 * n; k += 100)  // the user: turns n..2n-1
-    if (!(*mem)->IngestBatch(key, turns(k, 100)).ok()) state.SkipWithError("ingest failed");
+    if (!mem->IngestBatch(key, turns(k, 100)).ok()) state.SkipWithError("ingest failed");
   size_t batch = 0;
   for (auto _ : state) {
     const size_t first = before ? n - 10 * (batch + 1) : 2 * n + 10 * batch;
     ++batch;
-    if (!(*mem)->IngestBatch(key, turns(first, 10)).ok()) state.SkipWithError("ingest failed");
+    if (!mem->IngestBatch(key, turns(first, 10)).ok()) state.SkipWithError("ingest failed");
   }
-  mem->reset();
+  mem.reset();
   std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_IngestAfterOrBefore)
     ->Args({1000, 0})
     ->Args({1000, 1})
-    ->Iterations(50)  // 500 turns before the user's first: within the n turns there are
+    ->Iterations(50)  // 50 batches of 10 placed before the user's first turn fit in turns 0..n-1
     ->Unit(benchmark::kMicrosecond);
 
 // The first search of a user that is not in memory (after a restart or an eviction): loading
@@ -151,33 +165,24 @@ BENCHMARK(BM_IngestAfterOrBefore)
 void BM_SearchColdUser(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   std::string dir = TempDir("cold-user");
-  Options o;
-  o.data_dir = dir;
-  o.durability = Durability::kOff;
-  o.memory_budget_bytes = 1;
-  auto mem = Memory::Open(o);
-  if (!mem.ok()) {
-    state.SkipWithError(mem.status().ToString().c_str());
-    return;
-  }
+  std::unique_ptr<Memory> mem = OpenShipped(state, dir, /*memory_budget_bytes=*/1);
+  if (!mem) return;
   const UserKey users[2] = {{"bench", "a"}, {"bench", "b"}};
   for (const UserKey& k : users)
-    for (size_t first = 0; first < n; first += 100) {
-      std::vector<Turn> t = UserTurns(std::min<size_t>(100, n - first), first);
-      for (size_t i = 0; i < t.size(); ++i) t[i].time_ms = 1700000000000 + static_cast<int64_t>(first + i) * 60000;
-      if (!(*mem)->IngestBatch(k, t).ok()) state.SkipWithError("ingest failed");
-    }
+    for (size_t first = 0; first < n; first += 100)
+      if (!mem->IngestBatch(k, TimedUserTurns(std::min<size_t>(100, n - first), first)).ok())
+        state.SkipWithError("ingest failed");
   const Corpus& c = GetCorpus();
   SearchOptions so;
   so.k = 10;
   so.method = Method::kFull;
   size_t i = 0;
   for (auto _ : state) {
-    auto r = (*mem)->Search(users[i % 2], c.questions[i % c.questions.size()], so);
+    auto r = mem->Search(users[i % 2], c.questions[i % c.questions.size()], so);
     if (!r.ok()) state.SkipWithError(r.status().ToString().c_str());
     ++i;
   }
-  mem->reset();
+  mem.reset();
   std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_SearchColdUser)->Arg(700)->Arg(2000)->Unit(benchmark::kMicrosecond);
