@@ -52,11 +52,25 @@ const Corpus& GetCorpus() {
   return *c;
 }
 
-std::string TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / fmt::format("ontomem-bench-{}-{}", name, ::getpid());
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
+// A benchmark's store directory, removed on every exit (error returns included). Declare it
+// before the Memory or store using it, so they close first.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / fmt::format("ontomem-bench-{}-{}", name, ::getpid())) {
+    std::filesystem::remove_all(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 std::unique_ptr<MemoryImpl> OpenMemory(const std::string& dir, Durability d) {
   const Corpus& c = GetCorpus();
@@ -110,7 +124,8 @@ std::unique_ptr<Memory> OpenShipped(benchmark::State& state, const std::string& 
 // Durable ingest (synchronous=FULL), batches of range(0) turns.
 void BM_IngestDurable(benchmark::State& state) {
   const size_t batch = static_cast<size_t>(state.range(0));
-  std::string dir = TempDir("ingest");
+  const TempDir temp("ingest");
+  const std::string& dir = temp.path();
   auto mem = OpenMemory(dir, Durability::kFull);
   size_t offset = 0, turns = 0;
   for (auto _ : state) {
@@ -121,8 +136,6 @@ void BM_IngestDurable(benchmark::State& state) {
     turns += batch;
   }
   state.counters["turns_per_s"] = benchmark::Counter(static_cast<double>(turns), benchmark::Counter::kIsRate);
-  mem.reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_IngestDurable)->Arg(1)->Arg(100)->Arg(1000)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
@@ -133,7 +146,8 @@ BENCHMARK(BM_IngestDurable)->Arg(1)->Arg(100)->Arg(1000)->UseRealTime()->Unit(be
 void BM_IngestAfterOrBefore(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const bool before = state.range(1) == 1;
-  std::string dir = TempDir("after-or-before");
+  const TempDir temp("after-or-before");
+  const std::string& dir = temp.path();
   std::unique_ptr<Memory> mem = OpenShipped(state, dir);
   if (!mem) return;
   const UserKey key{"bench", "backfill"};
@@ -150,8 +164,6 @@ void BM_IngestAfterOrBefore(benchmark::State& state) {
     ++batch;
     if (!mem->IngestBatch(key, turns(first, 10)).ok()) state.SkipWithError("ingest failed");
   }
-  mem.reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_IngestAfterOrBefore)
     ->Args({1000, 0})
@@ -164,7 +176,8 @@ BENCHMARK(BM_IngestAfterOrBefore)
 // `full` search. Two users alternate under a memory budget too small for both.
 void BM_SearchColdUser(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  std::string dir = TempDir("cold-user");
+  const TempDir temp("cold-user");
+  const std::string& dir = temp.path();
   std::unique_ptr<Memory> mem = OpenShipped(state, dir, /*memory_budget_bytes=*/1);
   if (!mem) return;
   const UserKey users[2] = {{"bench", "a"}, {"bench", "b"}};
@@ -182,8 +195,6 @@ void BM_SearchColdUser(benchmark::State& state) {
     if (!r.ok()) state.SkipWithError(r.status().ToString().c_str());
     ++i;
   }
-  mem.reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_SearchColdUser)->Arg(700)->Arg(2000)->Unit(benchmark::kMicrosecond);
 
@@ -191,7 +202,8 @@ BENCHMARK(BM_SearchColdUser)->Arg(700)->Arg(2000)->Unit(benchmark::kMicrosecond)
 void BM_Search(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const Method method = static_cast<Method>(state.range(1));
-  std::string dir = TempDir("search");
+  const TempDir temp("search");
+  const std::string& dir = temp.path();
   auto mem = OpenMemory(dir, Durability::kOff);
   UserKey key{"bench", "u"};
   auto turns = UserTurns(n);
@@ -218,8 +230,6 @@ void BM_Search(benchmark::State& state) {
   }
   state.counters["user_bytes"] = static_cast<double>(mem->MemoryUsage());
   state.SetLabel(MethodName(method));
-  mem.reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_Search)
     ->ArgsProduct({{100, 700, 5000},
@@ -230,7 +240,8 @@ BENCHMARK(BM_Search)
 // The check every search makes before reading a cached user (Store::UserVersion: another
 // process may have written it), on a store of range(0) users.
 void BM_UserVersion(benchmark::State& state) {
-  std::string dir = TempDir("version");
+  const TempDir temp("version");
+  const std::string& dir = temp.path();
   auto store = OpenSqliteStore(dir, true, Durability::kOff);
   if (!store.ok()) {
     state.SkipWithError(store.status().ToString().c_str());
@@ -252,8 +263,6 @@ void BM_UserVersion(benchmark::State& state) {
     auto v = (*store)->UserVersion({"bench", names[static_cast<size_t>(i++ % users)]});
     benchmark::DoNotOptimize(v);
   }
-  store->reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_UserVersion)->Arg(1)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
@@ -262,7 +271,8 @@ BENCHMARK(BM_UserVersion)->Arg(1)->Arg(1000)->Unit(benchmark::kMicrosecond);
 // turns.
 void BM_SearchAfterOtherWriter(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  std::string dir = TempDir("other-writer");
+  const TempDir temp("other-writer");
+  const std::string& dir = temp.path();
   auto reader = OpenMemory(dir, Durability::kOff);
   auto writer = OpenMemory(dir, Durability::kOff);
   UserKey key{"bench", "u"};
@@ -278,9 +288,6 @@ void BM_SearchAfterOtherWriter(benchmark::State& state) {
     auto r = reader->Search(key, qs[i++ % qs.size()], so);
     benchmark::DoNotOptimize(r);
   }
-  reader.reset();
-  writer.reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_SearchAfterOtherWriter)->Arg(100)->Arg(700)->Unit(benchmark::kMicrosecond);
 
@@ -288,7 +295,8 @@ BENCHMARK(BM_SearchAfterOtherWriter)->Arg(100)->Arg(700)->Unit(benchmark::kMicro
 // stale and catches up on the new rows before the write is planned. User of range(0) turns.
 void BM_WriteAfterOtherWriter(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  std::string dir = TempDir("write-after-other");
+  const TempDir temp("write-after-other");
+  const std::string& dir = temp.path();
   auto mine = OpenMemory(dir, Durability::kOff);
   auto other = OpenMemory(dir, Durability::kOff);
   UserKey key{"bench", "u"};
@@ -301,9 +309,6 @@ void BM_WriteAfterOtherWriter(benchmark::State& state) {
     state.ResumeTiming();
     if (!mine->IngestBatch(key, UserTurns(1, next++)).ok()) state.SkipWithError("write failed");
   }
-  mine.reset();
-  other.reset();
-  std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_WriteAfterOtherWriter)->Arg(100)->Arg(2000)->Unit(benchmark::kMicrosecond);
 

@@ -25,12 +25,8 @@ struct CliRun {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-cli");
     lexicon_ = testing::WriteTinyLexicon(dir_);
     data_ = dir_ + "/data";
-  }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
   CliRun Cli(const std::string& args) {
@@ -63,7 +59,9 @@ class CliTest : public ::testing::Test {
            std::to_string(fallback_idiom_drills) + " --lexicon '" + lexicon_ + "' --out '" + dir_ + "/" + out + "'";
   }
 
-  std::string dir_, lexicon_, data_;
+  const testing::TempDir temp_{"ontomem-cli"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
+  std::string lexicon_, data_;
 };
 
 TEST_F(CliTest, IngestSearchExportForgetRoundTrip) {

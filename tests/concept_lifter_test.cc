@@ -31,8 +31,8 @@ class ConceptLifterTest : public ::testing::Test {
     auto o = Ontology::Load(std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json");
     ASSERT_TRUE(o.ok()) << o.status().ToString();
     ontology_ = new std::shared_ptr<const Ontology>(*o);
-    dir_ = new std::string(testing::MakeTempDir("lifter_test"));
-    auto e = SifEmbedder::Open(testing::WriteTinyLexicon(*dir_));
+    dir_ = new testing::TempDir("lifter_test");
+    auto e = SifEmbedder::Open(testing::WriteTinyLexicon(dir_->path()));
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     embedder_ = new std::shared_ptr<const SifEmbedder>(*e);
     wordnet_ = new std::shared_ptr<const WordNet>();
@@ -43,18 +43,18 @@ class ConceptLifterTest : public ::testing::Test {
     }
   }
   static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
-    delete dir_;
     delete ontology_;
     delete embedder_;
     delete wordnet_;
+    delete dir_;  // after the embedder reading its lexicon
+    dir_ = nullptr;
   }
-  static std::string* dir_;
+  static testing::TempDir* dir_;
   static std::shared_ptr<const Ontology>* ontology_;
   static std::shared_ptr<const SifEmbedder>* embedder_;
   static std::shared_ptr<const WordNet>* wordnet_;
 };
-std::string* ConceptLifterTest::dir_ = nullptr;
+testing::TempDir* ConceptLifterTest::dir_ = nullptr;
 std::shared_ptr<const Ontology>* ConceptLifterTest::ontology_ = nullptr;
 std::shared_ptr<const SifEmbedder>* ConceptLifterTest::embedder_ = nullptr;
 std::shared_ptr<const WordNet>* ConceptLifterTest::wordnet_ = nullptr;

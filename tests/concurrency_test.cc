@@ -51,10 +51,6 @@ struct Acked {
 
 class ConcurrencyTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = testing::MakeTempDir("ontomem-concurrency"); }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
-  }
   std::unique_ptr<MemoryImpl> Open(size_t budget) {
     Options o;
     o.data_dir = dir_;
@@ -114,7 +110,8 @@ class ConcurrencyTest : public ::testing::Test {
     }
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-concurrency"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::shared_ptr<testing::FakeEmbedder> embedder_ = std::make_shared<testing::FakeEmbedder>();
 };
 

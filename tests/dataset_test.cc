@@ -76,7 +76,8 @@ TEST(Locomo, ClearErrors) {
 }
 
 TEST(Jsonl, ParsesTurnsAndNamesBadLines) {
-  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  const testing::TempDir temp("ontomem-jsonl");
+  const std::string& dir = temp.path();
   {
     std::ofstream f(dir + "/ok.jsonl");
     f << R"({"text":"hello","speaker":"Ana","id":"m1","time":"2024-01-02T03:04:05Z"})" << "\n\n"
@@ -127,7 +128,8 @@ StatusOr<std::vector<Turn>> LoadLines(const std::string& dir, const std::string&
 }
 
 TEST(Jsonl, KeepsLineNumbers) {
-  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  const testing::TempDir temp("ontomem-jsonl");
+  const std::string& dir = temp.path();
   std::vector<size_t> lines;
   auto turns = LoadLines(dir, "\n{\"text\":\"a\"}\n\n  \n{\"text\":\"b\"}\n", &lines);
   ASSERT_TRUE(turns.ok()) << turns.status().ToString();
@@ -135,7 +137,8 @@ TEST(Jsonl, KeepsLineNumbers) {
 }
 
 TEST(Jsonl, IsoTimesAreRangeCheckedAndTakeAnOffset) {
-  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  const testing::TempDir temp("ontomem-jsonl");
+  const std::string& dir = temp.path();
   auto time_of = [&](const std::string& t) -> StatusOr<int64_t> {
     ASSIGN_OR_RETURN(auto turns, LoadLines(dir, "{\"text\":\"x\"}\n{\"text\":\"y\",\"time\":\"" + t + "\"}\n"));
     return turns[1].time_ms;
@@ -162,7 +165,8 @@ TEST(Jsonl, IsoTimesAreRangeCheckedAndTakeAnOffset) {
 }
 
 TEST(Jsonl, LargeUnsignedIdsAndTimes) {
-  std::string dir = testing::MakeTempDir("ontomem-jsonl");
+  const testing::TempDir temp("ontomem-jsonl");
+  const std::string& dir = temp.path();
   auto turns = LoadLines(dir, R"({"text":"x","id":18446744073709551615,"time":9223372036854775807})"
                               "\n" R"({"text":"y","id":-3})" "\n");
   ASSERT_TRUE(turns.ok()) << turns.status().ToString();

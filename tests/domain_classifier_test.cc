@@ -22,16 +22,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Built by the first test that needs it; DomainClassifierTest::TearDownTestSuite deletes it.
 struct Fixture {
-  std::string dir;
+  testing::TempDir temp{"domain_classifier_test"};  // first, so it goes last
+  std::string dir = temp.path();
   std::shared_ptr<const Ontology> ontology;
   std::shared_ptr<const DomainFeaturizer> featurizer;
 };
+Fixture* fixture = nullptr;
 
 const Fixture& Get() {
-  static Fixture* f = [] {
+  if (fixture == nullptr) {
     auto* x = new Fixture();
-    x->dir = testing::MakeTempDir("domain_classifier_test");
     auto o = Ontology::Load(std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json");
     EXPECT_TRUE(o.ok()) << o.status().ToString();
     x->ontology = *o;
@@ -42,10 +44,18 @@ const Fixture& Get() {
       if (auto w = WordNet::Open(); w.ok()) wn = *w;
     auto lifter = std::make_shared<ConceptLifter>(x->ontology, wn, *e);
     x->featurizer = std::make_shared<DomainFeaturizer>(lifter, *e);
-    return x;
-  }();
-  return *f;
+    fixture = x;
+  }
+  return *fixture;
 }
+
+class DomainClassifierTest : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() {
+    delete fixture;
+    fixture = nullptr;
+  }
+};
 
 // Words of the tiny lexicon's clusters, per ontology domain; the first half trains, the
 // second half is held out.
@@ -107,7 +117,7 @@ std::shared_ptr<DomainClassifier> TrainTiny() {
   return c;
 }
 
-TEST(DomainClassifier, LearnsFromATinySetAndGeneralisesToHeldOutWordsAndTemplates) {
+TEST_F(DomainClassifierTest, LearnsFromATinySetAndGeneralisesToHeldOutWordsAndTemplates) {
   auto c = TrainTiny();
   ASSERT_TRUE(c);
   for (const auto& [domain, ws] : Words())
@@ -132,7 +142,7 @@ TEST(DomainClassifier, LearnsFromATinySetAndGeneralisesToHeldOutWordsAndTemplate
   EXPECT_NEAR(sum, 1.0f, 1e-4f);
 }
 
-TEST(DomainClassifier, QueryBeatsMisleadingContextAndContextResolvesEllipsis) {
+TEST_F(DomainClassifierTest, QueryBeatsMisleadingContextAndContextResolvesEllipsis) {
   auto c = TrainTiny();
   ASSERT_TRUE(c);
   // A film request after pet talk is about films; the same context with an elliptic request
@@ -145,7 +155,7 @@ TEST(DomainClassifier, QueryBeatsMisleadingContextAndContextResolvesEllipsis) {
   EXPECT_EQ(c->Predict("so what do you suggest", food).domains.front().first, "food_diet");
 }
 
-TEST(DomainClassifier, SaveLoadRoundTripAndDeterministicTraining) {
+TEST_F(DomainClassifierTest, SaveLoadRoundTripAndDeterministicTraining) {
   auto c = TrainTiny();
   ASSERT_TRUE(c);
   const std::string path = Get().dir + "/model/classifier.bin";
@@ -167,7 +177,7 @@ TEST(DomainClassifier, SaveLoadRoundTripAndDeterministicTraining) {
   EXPECT_EQ(TrainTinyFresh()->Serialize(), c->Serialize());
 }
 
-TEST(DomainClassifier, MissingOrDamagedModelFileGivesAClearError) {
+TEST_F(DomainClassifierTest, MissingOrDamagedModelFileGivesAClearError) {
   auto missing = DomainClassifier::Load(Get().dir + "/no/such/classifier.bin", Get().featurizer);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kFailedPrecondition);
@@ -192,7 +202,7 @@ TEST(DomainClassifier, MissingOrDamagedModelFileGivesAClearError) {
   EXPECT_EQ(truncated.status().code(), StatusCode::kCorruption);
 }
 
-TEST(DomainClassifier, TrainingRejectsUnknownDomainsAndMissingIntents) {
+TEST_F(DomainClassifierTest, TrainingRejectsUnknownDomainsAndMissingIntents) {
   std::vector<DomainExample> ex = {{"any film", {}, "movies_tv", 0, 1.0f}, {"any pizza", {}, "no_such_domain", 1, 1.0f}};
   auto bad = DomainClassifier::Train(Get().featurizer, ex, {});
   ASSERT_FALSE(bad.ok());
@@ -205,7 +215,7 @@ TEST(DomainClassifier, TrainingRejectsUnknownDomainsAndMissingIntents) {
 
 // Hand-written labelled requests: a request listing two domains is a soft target split over
 // them; a bad line names the file, the line and what is wrong, and nothing is half-loaded.
-TEST(DomainClassifier, HandWrittenRequestsLoadAsSoftTargetsAndBadLinesAreNamed) {
+TEST_F(DomainClassifierTest, HandWrittenRequestsLoadAsSoftTargetsAndBadLinesAreNamed) {
   const auto& o = *Get().ontology;
   const std::string path = Get().dir + "/requests.jsonl";
   auto write = [&](const std::string& text) { std::ofstream(path, std::ios::binary) << text; };
@@ -243,7 +253,7 @@ TEST(DomainClassifier, HandWrittenRequestsLoadAsSoftTargetsAndBadLinesAreNamed) 
 
 // The hand-written request files of data/handwritten/ load, cover every domain (train and dev),
 // and chats_train_domains.jsonl labels chats_train.json's requests in order.
-TEST(DomainClassifier, HandWrittenRequestFilesAreValid) {
+TEST_F(DomainClassifierTest, HandWrittenRequestFilesAreValid) {
   const auto& o = *Get().ontology;
   const std::string dir = std::string(ONTOMEM_SOURCE_DIR) + "/data/handwritten/";
   for (const auto& [file, requests] : std::vector<std::pair<std::string, size_t>>{
@@ -272,7 +282,7 @@ TEST(DomainClassifier, HandWrittenRequestFilesAreValid) {
   EXPECT_EQ(labelled, asked);
 }
 
-TEST(DomainClassifier, TrainingDataCoversEveryDomainWithDisjointHalves) {
+TEST_F(DomainClassifierTest, TrainingDataCoversEveryDomainWithDisjointHalves) {
   const auto& o = *Get().ontology;
   const std::vector<std::string> chit = {"Traffic was bad.", "Ha, classic."};
   const auto train = OntologyExamples(o, chit, 40, "train", 3);
@@ -294,7 +304,7 @@ TEST(DomainClassifier, TrainingDataCoversEveryDomainWithDisjointHalves) {
   EXPECT_EQ(OntologyExamples(o, chit, 40, "train", 3)[17].query, train[17].query);  // deterministic
 }
 
-TEST(DomainClassifier, BenchmarkDomainTablesPointAtOntologyDomains) {
+TEST_F(DomainClassifierTest, BenchmarkDomainTablesPointAtOntologyDomains) {
   const auto& o = *Get().ontology;
   for (const std::string d : {"MovieRec", "FoodPref", "ProductivityAssist"})
     EXPECT_NE(o.FindDomain(IprDomainToOntology(d)), nullptr) << d;
@@ -317,7 +327,7 @@ TEST(DomainClassifier, BenchmarkDomainTablesPointAtOntologyDomains) {
 // The engine uses the model named by $ONTOMEM_DOMAIN_MODEL (or <models>/domain/): a valid one
 // answers detect_domains with the query dominating, "none" keeps the lifter, a damaged one or a
 // missing one named on purpose is an error (as for ONTOMEM_COMBINER).
-TEST(DomainClassifier, PipelineUsesTheModelWhenPresentAndFallsBackOtherwise) {
+TEST_F(DomainClassifierTest, PipelineUsesTheModelWhenPresentAndFallsBackOtherwise) {
   auto c = TrainTiny();
   ASSERT_TRUE(c);
   const std::string good = Get().dir + "/pipeline/classifier.bin", bad = Get().dir + "/pipeline/bad.bin";

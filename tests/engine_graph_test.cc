@@ -137,10 +137,6 @@ class HeldWrite {
 
 class EngineGraphTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = testing::MakeTempDir("ontomem-graph"); }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
-  }
   std::unique_ptr<MemoryImpl> Open(std::unique_ptr<Store> store = nullptr, bool shared_data_dir = true,
                                    std::chrono::milliseconds own_write_wait = Options().own_write_wait) {
     Options o;
@@ -209,7 +205,8 @@ class EngineGraphTest : public ::testing::Test {
       if (e["relation"] == rel && e["target"] == target && e["valid_to"].is_null()) return &e;
     return nullptr;
   }
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-graph"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   const UserKey ana_{"acme", "ana"};
 };
 

@@ -126,7 +126,8 @@ TEST(ExtractModels, FallbackIsSavedLoadedAndNeverStale) {
   TrainStats stats;
   auto m = TrainModels(GenerateDrills(200, 3), ClusterTable(), FeatureResources(), o, &stats);
   m->fallback = TrainModels(GenerateIdiomDrills(200, 4), ClusterTable(), FeatureResources(), o, &stats);
-  const std::string root = ontomem::testing::MakeTempDir("extract_fallback"), dir = root + "/extractor";
+  const ontomem::testing::TempDir root("extract_fallback");
+  const std::string dir = root.path() + "/extractor";
   ASSERT_TRUE(m->Save(dir).ok());
   ASSERT_TRUE(fs::exists(dir + "/fallback/scorer.bin"));
   auto loaded = ExtractorModels::Load(dir);
@@ -146,7 +147,6 @@ TEST(ExtractModels, FallbackIsSavedLoadedAndNeverStale) {
   auto plain = ExtractorModels::Load(dir);
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   EXPECT_FALSE((*plain)->fallback);
-  fs::remove_all(root);
 }
 
 }  // namespace

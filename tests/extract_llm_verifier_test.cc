@@ -217,7 +217,8 @@ Options EngineOptions(const std::string& dir) {
 // edge, one it confirms does, and an endpoint that is down costs the rules' edge nothing.
 TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
   FakeChatServer server;
-  const std::string dir = ontomem::testing::MakeTempDir("ontomem-fact-verifier");
+  const ontomem::testing::TempDir temp("ontomem-fact-verifier");
+  const std::string& dir = temp.path();
   Options o = EngineOptions(dir);
   o.fact_verifier.base_url = "http://127.0.0.1:" + std::to_string(server.port());
   o.fact_verifier.timeout_ms = 1000;
@@ -268,13 +269,13 @@ TEST(ExtractLlmVerifier, TheEngineAddsOnlyConfirmedFacts) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("http://"), std::string::npos) << bad.status().ToString();
-  std::filesystem::remove_all(dir);
 }
 
 // A batch's turns are read by `concurrency` threads, so that many requests can be in flight; with
 // 1 they go one by one. Every fact is confirmed either way.
 TEST(ExtractLlmVerifier, ABatchAsksWithTheConfiguredConcurrency) {
-  const std::string dir = ontomem::testing::MakeTempDir("ontomem-fact-verifier-concurrency");
+  const ontomem::testing::TempDir temp("ontomem-fact-verifier-concurrency");
+  const std::string& dir = temp.path();
   Options o = EngineOptions(dir);
   const std::vector<std::string> things = {"jazz", "chess", "hiking", "sushi", "opera", "tennis"};
   std::vector<Turn> batch;
@@ -302,13 +303,13 @@ TEST(ExtractLlmVerifier, ABatchAsksWithTheConfiguredConcurrency) {
   EXPECT_EQ(max_inflight(1), 1);
   o.fact_verifier.concurrency = 0;
   EXPECT_EQ(Memory::Open(o).status().code(), StatusCode::kInvalidArgument);
-  std::filesystem::remove_all(dir);
 }
 
 // `ontomem bench --verify-url`: the harness ingests through the endpoint and reports its counts.
 TEST(ExtractLlmVerifier, TheBenchIngestsThroughTheEndpoint) {
   FakeChatServer server;
-  const std::string dir = ontomem::testing::MakeTempDir("ontomem-bench-verifier");
+  const ontomem::testing::TempDir temp("ontomem-bench-verifier");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/data.json";
   std::ofstream(path) << R"([{"sample_id":"s1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
     "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I love jazz."},
@@ -331,7 +332,6 @@ TEST(ExtractLlmVerifier, TheBenchIngestsThroughTheEndpoint) {
     EXPECT_DOUBLE_EQ(g["gold_turn_coverage"].get<double>(), mode == 5 ? 1.0 : 0.0) << "mode " << mode;
     EXPECT_NE(table.str().find("fact verifier " + c.fact_verifier.base_url + ": "), std::string::npos) << table.str();
   }
-  std::filesystem::remove_all(dir);
 }
 
 #else

@@ -58,7 +58,8 @@ TEST(Mlp, SoftmaxLearnsThreeClasses) {
 TEST(Mlp, SaveLoadRoundTrip) {
   float loss = 0;
   Mlp m = TrainXor(&loss);
-  const std::string dir = ontomem::testing::MakeTempDir("mlp");
+  const ontomem::testing::TempDir temp("mlp");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/xor.bin";
   ASSERT_TRUE(m.Save(path).ok());
   auto back = Mlp::Load(path);
@@ -68,7 +69,6 @@ TEST(Mlp, SaveLoadRoundTrip) {
   Eigen::MatrixXf X(4, 2);
   X << 0, 0, 0, 1, 1, 0, 1, 1;
   EXPECT_TRUE(back->ForwardBatch(X).isApprox(m.ForwardBatch(X)));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Mlp, CorruptCheckpointIsRejected) {
@@ -102,9 +102,9 @@ TEST(Mlp, ALayerShapeTheBytesCannotHoldIsRejected) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
   EXPECT_NE(r.status().message().find("weight bytes"), std::string::npos) << r.status().ToString();
-  const std::string dir = testing::MakeTempDir("ontomem-mlp-dir");
+  const testing::TempDir temp("ontomem-mlp-dir");
+  const std::string& dir = temp.path();
   EXPECT_NE(Mlp::Load(dir).status().message().find("is a directory"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Mlp, SetLayerStartsALinearMapAtTheIdentity) {
@@ -160,7 +160,8 @@ TEST(Mlp, MeanLogitEnsembleAveragesTheMembersLogits) {
   auto e = MeanLogitEnsemble(members);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_EQ(e->sizes(), (std::vector<int>{6, 20, 1}));
-  const std::string dir = testing::MakeTempDir("ontomem-mlp-ensemble");
+  const testing::TempDir temp("ontomem-mlp-ensemble");
+  const std::string& dir = temp.path();
   ASSERT_TRUE(e->Save(dir + "/e.bin").ok());
   auto loaded = Mlp::Load(dir + "/e.bin");
   ASSERT_TRUE(loaded.ok());
@@ -175,7 +176,6 @@ TEST(Mlp, MeanLogitEnsembleAveragesTheMembersLogits) {
   // The members' own outputs differ, so the test would notice a copy of one of them.
   const Eigen::VectorXf x = Eigen::VectorXf::Ones(6);
   EXPECT_GT(std::abs(members[0].Forward(x)(0) - members[2].Forward(x)(0)), 1e-3f);
-  std::filesystem::remove_all(dir);
 
   EXPECT_EQ(MeanLogitEnsemble({}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(MeanLogitEnsemble({members[0], Mlp({5, 8, 1}, OutputActivation::kSigmoid, 4)}).status().code(),

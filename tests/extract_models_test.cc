@@ -128,8 +128,9 @@ TEST(ExtractTidyTail, TrimsTrailingStopWordsAndWidensANoThingStanceToItsNouns) {
   EXPECT_EQ(Tidied("Ana goes out every Sunday planning session.", "Sunday", false), "sunday");
 }
 
-std::string SaveTinyModels() {
-  const std::string dir = ontomem::testing::MakeTempDir("extract_models") + "/extractor";
+// Saves tiny models under `root` and returns their directory.
+std::string SaveTinyModels(const ontomem::testing::TempDir& root) {
+  const std::string dir = root.path() + "/extractor";
   ExtractorModels m;
   m.clusters.Set("jazz", 3);
   m.clusters.SetLexname("jazz", "noun.communication");
@@ -139,17 +140,18 @@ std::string SaveTinyModels() {
 }
 
 TEST(ExtractModels, SaveLoadRoundTrip) {
-  const std::string dir = SaveTinyModels();
+  const ontomem::testing::TempDir temp("extract_models");
+  const std::string dir = SaveTinyModels(temp);
   auto m = ExtractorModels::Load(dir);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ((*m)->clusters.Find("jazz"), 3);
   EXPECT_EQ((*m)->clusters.Lexname("jazz"), "noun.communication");
   EXPECT_EQ((*m)->scorer.inputs(), kScorerInputs);
-  fs::remove_all(fs::path(dir).parent_path());
 }
 
 TEST(ExtractModels, FrameReaderIsOptionalAndNeverStale) {
-  const std::string dir = SaveTinyModels();
+  const ontomem::testing::TempDir temp("extract_models");
+  const std::string dir = SaveTinyModels(temp);
   auto plain = ExtractorModels::Load(dir);
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   EXPECT_FALSE((*plain)->frame);
@@ -170,11 +172,11 @@ TEST(ExtractModels, FrameReaderIsOptionalAndNeverStale) {
   (*with)->frame.reset();
   ASSERT_TRUE((*with)->Save(dir).ok());
   EXPECT_FALSE(fs::exists(dir + "/frame.bin"));
-  fs::remove_all(fs::path(dir).parent_path());
 }
 
 TEST(ExtractModels, CorruptedCheckpointGivesClearError) {
-  const std::string dir = SaveTinyModels();
+  const ontomem::testing::TempDir temp("extract_models");
+  const std::string dir = SaveTinyModels(temp);
   ontomem::testing::DamageByte(dir + "/relation.bin", 200);
   auto m = ExtractorModels::Load(dir);
   ASSERT_FALSE(m.ok());
@@ -187,11 +189,11 @@ TEST(ExtractModels, CorruptedCheckpointGivesClearError) {
   fs::remove(dir + "/relation.bin");
   auto t = ExtractorModels::Load(dir);
   ASSERT_FALSE(t.ok());
-  fs::remove_all(fs::path(dir).parent_path());
 }
 
 TEST(ExtractModels, WrongKindAndMissingFile) {
-  const std::string dir = SaveTinyModels();
+  const ontomem::testing::TempDir temp("extract_models");
+  const std::string dir = SaveTinyModels(temp);
   fs::copy_file(dir + "/tagger.bin", dir + "/scorer.bin", fs::copy_options::overwrite_existing);
   auto m = ExtractorModels::Load(dir);
   ASSERT_FALSE(m.ok());
@@ -204,7 +206,6 @@ TEST(ExtractModels, WrongKindAndMissingFile) {
   EXPECT_EQ(e.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(e.status().message().find("ontomem train extractor"), std::string::npos) << e.status().message();
   EXPECT_NE(e.status().message().find("/nonexistent/models/extractor/"), std::string::npos);
-  fs::remove_all(fs::path(dir).parent_path());
 }
 
 // ------------------------------------------------------------------ rule verifier

@@ -86,11 +86,7 @@ void RawExec(const std::string& path, const std::string& sql) {
 class FeedbackTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-feedback");
     db_path_ = (fs::path(dir_) / kDatabaseFileName).string();
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
   }
   std::unique_ptr<MemoryImpl> Open() {
     Options o;
@@ -110,7 +106,8 @@ class FeedbackTest : public ::testing::Test {
   }
 
   std::shared_ptr<FakeEmbedder> emb_ = std::make_shared<FakeEmbedder>();
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-feedback"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::string db_path_;
 };
 

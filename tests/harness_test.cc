@@ -9,6 +9,8 @@
 #include <limits>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "bench/plot.h"
 #include "fake_embedder.h"
 #include "test_util.h"
@@ -26,7 +28,8 @@ const char* kData = R"([{"sample_id":"s1","history_scale":2,"conversation":{"spe
        {"question":"No evidence here","evidence":[]}]}])";
 
 TEST(Harness, ProducesTheDocumentedJsonShape) {
-  std::string dir = testing::MakeTempDir("ontomem-harness");
+  const testing::TempDir temp("ontomem-harness");
+  const std::string& dir = temp.path();
   std::string path = dir + "/data.json";
   std::ofstream(path) << kData;
   BenchConfig c;
@@ -71,11 +74,11 @@ TEST(Harness, ProducesTheDocumentedJsonShape) {
   c.methods = {"bm25"};
   c.datasets = {dir + "/missing.json"};
   EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kNotFound);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
-  std::string dir = testing::MakeTempDir("ontomem-harness");
+  const testing::TempDir temp("ontomem-harness");
+  const std::string& dir = temp.path();
   std::string path = dir + "/data.json";
   std::ofstream(path) << kData;
   BenchConfig c;
@@ -106,13 +109,32 @@ TEST(Harness, MethodVariantsCarryTheirOwnKnobs) {
     c.methods = {bad};
     EXPECT_EQ(RunBench(c, table, &r).code(), StatusCode::kInvalidArgument) << bad;
   }
-  std::filesystem::remove_all(dir);
+}
+
+// A dataset that fails after its throwaway store was made (here `dense@project=1`, refused once
+// the pipeline is open) leaves no store behind in the temp dir.
+TEST(Harness, RemovesItsStoreWhenADatasetFails) {
+  const testing::TempDir temp("ontomem-harness");
+  const std::string path = temp.path() + "/data.json";
+  std::ofstream(path) << kData;
+  BenchConfig c;
+  c.datasets = {path};
+  c.methods = {"dense@project=1"};
+  c.embedder = std::make_shared<testing::FakeEmbedder>();
+  std::ostringstream table;
+  nlohmann::json r;
+  Status st = RunBench(c, table, &r);
+  ASSERT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  const std::string mine = "ontomem-bench-" + std::to_string(::getpid()) + "-";
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    EXPECT_NE(e.path().filename().string().rfind(mine, 0), 0u) << e.path() << " left behind";
 }
 
 // The latency guard is the one clock-dependent step of a search: `latency_budget_us` reaches
 // every search, so `train combiner` (which never skips) collects the same rows on a busy machine.
 TEST(Harness, LatencyBudgetReachesEverySearch) {
-  std::string dir = testing::MakeTempDir("ontomem-harness");
+  const testing::TempDir temp("ontomem-harness");
+  const std::string& dir = temp.path();
   std::string path = dir + "/data.json";
   std::ofstream(path) << R"([{"sample_id":"s1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
     "session_1_date_time":"1:56 pm on 8 May, 2023",
@@ -146,11 +168,11 @@ TEST(Harness, LatencyBudgetReachesEverySearch) {
     EXPECT_NE(never[i], "skipped-latency");
     EXPECT_NE(never[i], "none");
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Harness, DatasetSpecSelectsSamplesInTheGivenOrder) {
-  std::string dir = testing::MakeTempDir("ontomem-harness-spec");
+  const testing::TempDir temp("ontomem-harness-spec");
+  const std::string& dir = temp.path();
   std::string path = dir + "/data.json";
   std::string two = std::string(kData);
   two = two.substr(0, two.size() - 1) + R"(,{"sample_id":"s2","conversation":{"speaker_a":"Cy","speaker_b":"Di",
@@ -171,13 +193,13 @@ TEST(Harness, DatasetSpecSelectsSamplesInTheGivenOrder) {
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
   EXPECT_NE(unknown.status().message().find("conv-99"), std::string::npos);
   EXPECT_EQ(LoadBenchDataset(path + "#").status().code(), StatusCode::kInvalidArgument);
-  std::filesystem::remove_all(dir);
 }
 
 // The `length` baseline ranks the asker's own turns by length: where it scores, a method's recall
 // may be the evidence turns' length rather than their meaning.
 TEST(Harness, LengthBaselineRanksTheAskersTurnsLongestFirst) {
-  std::string dir = testing::MakeTempDir("ontomem-harness-length");
+  const testing::TempDir temp("ontomem-harness-length");
+  const std::string& dir = temp.path();
   std::string path = dir + "/data.json";
   std::ofstream(path) << R"([{"sample_id":"s1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
     "session_1":[{"speaker":"Ana","dia_id":"D1:1","text":"I went vegan in March"},
@@ -198,7 +220,6 @@ TEST(Harness, LengthBaselineRanksTheAskersTurnsLongestFirst) {
   // Ana's long turn ranks first, never Ben's longer one: the two questions about it are found,
   // the short vegan turn is not (shortest first would score 1/3, counting Ben's turn 0).
   EXPECT_NEAR(r["datasets"][0]["methods"]["length"]["recall"].get<double>(), 2.0 / 3.0, 1e-9);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Harness, BenchParamsAreCheckedByName) {
@@ -221,7 +242,8 @@ TEST(Plot, WritesSvgAndPngWithGnuplot) {
     {"path":"a_x8.json","history_scale":8,"methods":{
       "dense":{"recall":0.3,"context_tokens":100,"latency_us":{"p50":30,"p95":50},"slices":{}},
       "bm25":{"recall":0.45,"context_tokens":95,"latency_us":{"p50":8,"p95":12},"slices":{}}}}]})");
-  std::string dir = testing::MakeTempDir("ontomem-plot");
+  const testing::TempDir temp("ontomem-plot");
+  const std::string& dir = temp.path();
   Status st = WritePlots(r, dir + "/plots");
   ASSERT_TRUE(st.ok()) << st.ToString();
   for (const char* f : {"recall_vs_scale.svg", "recall_vs_scale.png", "pareto.svg", "pareto.png", "slices_0.svg"}) {
@@ -233,7 +255,6 @@ TEST(Plot, WritesSvgAndPngWithGnuplot) {
   std::string text((std::istreambuf_iterator<char>(svg)), {});
   EXPECT_NE(text.find("<svg"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "plots" / "slices_1.svg"));  // no slices
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -83,7 +83,6 @@ struct Sent {
 class HttpCrashTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-http-crash");
     lexicon_ = testing::WriteTinyLexicon(dir_);
     const std::string out = Shell("'" ONTOMEM_CLI "' keys add --keys '" + dir_ + "/keys' acme 2>&1");
     const size_t nl = out.find_last_of('\n', out.size() - 2);
@@ -93,7 +92,6 @@ class HttpCrashTest : public ::testing::Test {
   }
   void TearDown() override {
     Stop(SIGKILL);
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
   // Starts the server on a fresh port and waits for /healthz.
@@ -157,7 +155,9 @@ class HttpCrashTest : public ::testing::Test {
     }
   }
 
-  std::string dir_, lexicon_, key_;
+  const testing::TempDir temp_{"ontomem-http-crash"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
+  std::string lexicon_, key_;
   pid_t pid_ = -1;
   int port_ = 0;
 };

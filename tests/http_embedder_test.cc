@@ -196,7 +196,8 @@ TEST(HttpEmbedder, ServesAsTheDenseViewOfAMemoryAndLosesNothingWhenItFails) {
   FakeEmbeddingServer server;
   auto e = ConnectHttpEmbedder(Opts(server.url()));
   ASSERT_TRUE(e.ok()) << e.status().ToString();
-  const std::string dir = testing::MakeTempDir("ontomem-http-embedder");
+  const testing::TempDir temp("ontomem-http-embedder");
+  const std::string& dir = temp.path();
   Options o;
   o.data_dir = dir;
   o.embedder = *e;
@@ -233,7 +234,6 @@ TEST(HttpEmbedder, ServesAsTheDenseViewOfAMemoryAndLosesNothingWhenItFails) {
   // Once the endpoint answers again the same batch goes in.
   EXPECT_TRUE((*mem)->IngestBatch(ana, {testing::MakeTurn("D2:1", "Ana", "I started learning the cello")}).ok());
   mem->reset();
-  fs::remove_all(dir);
 }
 
 #else

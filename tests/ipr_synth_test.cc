@@ -72,7 +72,8 @@ nlohmann::json ReadJson(const std::string& path) {
 // expects GenerateIpr to refuse it naming what is wrong; a missing file is refused too.
 void ExpectBadFilesRefused(IprConfig c, std::string IprConfig::*file,
                            const std::vector<std::pair<std::string, std::string>>& cases) {
-  const std::string path = testing::MakeTempDir("ipr_bad_file") + "/bad.json";
+  const testing::TempDir temp("ipr_bad_file");
+  const std::string path = temp.path() + "/bad.json";
   std::string out;
   for (const auto& [text, what] : cases) {
     std::ofstream(path) << text;

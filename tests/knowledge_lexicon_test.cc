@@ -14,7 +14,8 @@ namespace ontomem {
 namespace {
 
 TEST(KnowledgeLexicon, ACustomEmbedderKeepsTheGraphSideOnTheLexicon) {
-  const std::string dir = testing::MakeTempDir("ontomem-knowledge-lexicon");
+  const testing::TempDir temp("ontomem-knowledge-lexicon");
+  const std::string& dir = temp.path();
   Options o;
   o.ontology_path = std::string(ONTOMEM_SOURCE_DIR) + "/data/ontology/ontology.json";
   o.models_dir = std::string(ONTOMEM_SOURCE_DIR) + "/models";
@@ -43,7 +44,6 @@ TEST(KnowledgeLexicon, ACustomEmbedderKeepsTheGraphSideOnTheLexicon) {
   auto absent = OpenFactPipeline(o, fake);
   ASSERT_TRUE(absent.ok()) << absent.status().ToString();
   EXPECT_FALSE(absent->graph_context.word_rank);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

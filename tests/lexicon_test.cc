@@ -70,11 +70,10 @@ void ExpectUnusable(const std::string& path, const std::string& why_substring) {
 class LexiconTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("lexicon_test");
     testing::TinyLexiconData(&words_, &vectors_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string dir_;
+  const testing::TempDir temp_{"lexicon_test"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::vector<std::string> words_;
   std::vector<float> vectors_;
 };

@@ -227,7 +227,8 @@ Options TwoTurnsOnDisk(const std::string& dir, std::shared_ptr<FakeEmbedder> emb
 
 // The real SQLite store: data survives reopening and vectors are reused, not recomputed.
 TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
-  std::string dir = testing::MakeTempDir("ontomem-mem");
+  const testing::TempDir temp("ontomem-mem");
+  const std::string& dir = temp.path();
   auto emb = std::make_shared<FakeEmbedder>();
   Options o = TwoTurnsOnDisk(dir, emb);
   ASSERT_FALSE(::testing::Test::HasFailure());
@@ -256,14 +257,14 @@ TEST(MemorySqlite, PersistsAcrossReopenAndReusesVectors) {
     ASSERT_TRUE((*mem)->Search(kAna, "jazz", {}).ok());
     EXPECT_EQ(other->calls.load(), 1);  // rewritten vectors were persisted
   }
-  std::filesystem::remove_all(dir);
 }
 
 // A data directory opened read-only (what OpenSqliteStore does when it cannot write there):
 // searches work, also with another embedder (recomputed vectors stay in memory), and writes
 // fail saying why.
 TEST(MemorySqlite, ReadOnlyStoreServesSearchesAndRefusesWrites) {
-  const std::string dir = testing::MakeTempDir("ontomem-mem");
+  const testing::TempDir temp("ontomem-mem");
+  const std::string& dir = temp.path();
   Options o = TwoTurnsOnDisk(dir, std::make_shared<FakeEmbedder>());
   ASSERT_FALSE(::testing::Test::HasFailure());
   auto other = std::make_shared<FakeEmbedder>(32, "fake-32");
@@ -282,13 +283,13 @@ TEST(MemorySqlite, ReadOnlyStoreServesSearchesAndRefusesWrites) {
     EXPECT_NE(st.message().find("read-only"), std::string::npos) << st.ToString();
   }
   EXPECT_EQ(mem.Turns(kAna)->size(), 2u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(MemorySqlite, OpenErrors) {
   Options o;
   EXPECT_EQ(Memory::Open(o).status().code(), StatusCode::kInvalidArgument);
-  o.data_dir = testing::MakeTempDir("ontomem-mem") + "/missing";
+  const testing::TempDir temp("ontomem-mem");
+  o.data_dir = temp.path() + "/missing";
   o.embedder = std::make_shared<FakeEmbedder>();
   o.knowledge_lexicon = false;  // hermetic: not the machine's lexicon
   o.create_if_missing = false;

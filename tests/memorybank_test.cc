@@ -16,7 +16,6 @@ namespace {
 class MemoryBankTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-memorybank");
     // Stray spaces in a key, days out of order, as in the real file.
     std::ofstream(dir_ + "/memory_bank_en.json") << R"({" Mia ": {"name": "Mia", "history": {
       "2023-05-02": [{"query": "I read Dune in the library.", "response": "A classic!"}],
@@ -24,9 +23,6 @@ class MemoryBankTest : public ::testing::Test {
                      {"query": "Any film tips?", "response": "Try Arrival."}]}}})";
     std::ofstream(dir_ + "/probing_questions_en.jsonl")
         << R"({"Mia": ["What book did I read in the library?", "What film did you recommend?"]})" << "\n";
-  }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
   Status Convert(const std::string& labels, std::string* out) {
     MemoryBankConfig c;
@@ -37,7 +33,8 @@ class MemoryBankTest : public ::testing::Test {
     }
     return ConvertMemoryBank(c, out);
   }
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-memorybank"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(MemoryBankTest, DaysBecomeSessionsAndLabelsBecomeEvidence) {

@@ -27,9 +27,6 @@ std::string RealOntologyPath() {
 
 class OntologyTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = testing::MakeTempDir("ontology_test"); }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string Write(const std::string& name, const std::string& content) {
     std::string path = dir_ + "/" + name;
     std::ofstream(path) << content;
@@ -55,7 +52,8 @@ class OntologyTest : public ::testing::Test {
     })";
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontology_test"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(OntologyTest, RealFileLoadsWithBroadCoverage) {

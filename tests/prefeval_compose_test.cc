@@ -117,16 +117,10 @@ std::string MakeFiller(const std::string& path) {
 }
 
 struct Fixture {
-  std::string dir, prefeval, filler;
-  Fixture() {
-    dir = testing::MakeTempDir("prefeval-compose");
-    prefeval = MakeFakePrefEval(dir + "/pe");
-    filler = MakeFiller(dir + "/filler.json");
-  }
-  ~Fixture() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  testing::TempDir temp{"prefeval-compose"};
+  std::string dir = temp.path();
+  std::string prefeval = MakeFakePrefEval(dir + "/pe");
+  std::string filler = MakeFiller(dir + "/filler.json");
 };
 
 bool Disjoint(const std::string& a, const std::string& b) {

@@ -15,7 +15,8 @@ namespace ontomem {
 namespace {
 
 TEST(RecallCompose, QuestionsNameWordsOfTheirTurnAndKeepTheConversation) {
-  const std::string dir = testing::MakeTempDir("ontomem-recall");
+  const testing::TempDir temp("ontomem-recall");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/d.json";
   std::ofstream(path) << R"([{"sample_id":"c1","conversation":{"speaker_a":"Ana","speaker_b":"Ben",
     "session_1_date_time":"1:56 pm on 8 May, 2023",
@@ -48,7 +49,6 @@ TEST(RecallCompose, QuestionsNameWordsOfTheirTurnAndKeepTheConversation) {
   }
   c.per_sample = 0;
   EXPECT_EQ(ComposeRecall(c, &doc).code(), StatusCode::kInvalidArgument);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -52,7 +52,6 @@ std::shared_ptr<const learn::Mlp> Prefers(const std::string& name) {
 class CombinerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-combiner");
     mem_ = testing::OpenFakeMemory(dir_);
     ASSERT_NE(mem_, nullptr);
     UsePipeline(nullptr);
@@ -104,10 +103,10 @@ class CombinerTest : public ::testing::Test {
   }
   void TearDown() override {
     mem_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-combiner"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::unique_ptr<MemoryImpl> mem_;
   const UserKey ana_{"acme", "ana"};
 };
@@ -458,7 +457,8 @@ TEST_F(CombinerTest, ProjectedDenseViewUsesTheLearnedMap) {
 }
 
 TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
-  const std::string dir = testing::MakeTempDir("ontomem-combiner-file");
+  const testing::TempDir temp("ontomem-combiner-file");
+  const std::string& dir = temp.path();
   const std::string good = dir + "/good.bin", narrow = dir + "/narrow.bin", damaged = dir + "/damaged.bin";
   ASSERT_TRUE(learn::Mlp({static_cast<int>(kCombinerFeatures), 4, 1}, learn::OutputActivation::kSigmoid).Save(good).ok());
   ASSERT_TRUE(learn::Mlp({5, 4, 1}, learn::OutputActivation::kSigmoid).Save(narrow).ok());
@@ -518,7 +518,6 @@ TEST(CombinerFile, LoadChecksTheLayoutAndNamesTheFix) {
   setenv("ONTOMEM_PROJECTION", proj.c_str(), 1);
   EXPECT_FALSE(LoadDefaultProjection(dir, 100).ok());
   unsetenv("ONTOMEM_PROJECTION");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -31,7 +31,6 @@ using testing::TimedTurn;
 class RetrievalMethodsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-methods");
     mem_ = testing::OpenFakeMemory(dir_);
     ASSERT_NE(mem_, nullptr);
     SetPipeline();
@@ -58,7 +57,6 @@ class RetrievalMethodsTest : public ::testing::Test {
   }
   void TearDown() override {
     mem_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
   SearchResult Search(const std::string& query, SearchOptions so) {
     auto r = mem_->Search(ana_, query, so);
@@ -66,7 +64,8 @@ class RetrievalMethodsTest : public ::testing::Test {
     return r.ok() ? *r : SearchResult{};
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-methods"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::unique_ptr<MemoryImpl> mem_;
   const UserKey ana_{"acme", "ana"};
 };
@@ -228,7 +227,8 @@ TEST_F(RetrievalMethodsTest, FeedbackFeedsTheProfileViewAndSurvivesReopen) {
 // Ingest embeds the tails of new edges, so a user's first graph-first search embeds only its
 // own text: the graph view's tail similarity finds the label vectors cached.
 TEST_F(RetrievalMethodsTest, IngestEmbedsEdgeTailsSoSearchesDoNot) {
-  const std::string dir = testing::MakeTempDir("ontomem-labels");
+  const testing::TempDir temp("ontomem-labels");
+  const std::string& dir = temp.path();
   Options o;
   o.data_dir = dir;
   auto emb = std::make_shared<testing::FakeEmbedder>(1024, "fake-1024");
@@ -254,7 +254,6 @@ TEST_F(RetrievalMethodsTest, IngestEmbedsEdgeTailsSoSearchesDoNot) {
   EXPECT_TRUE(emb->Saw("what should I watch"));
   EXPECT_FALSE(emb->Saw("titanic"));
   mem_.reset();
-  std::filesystem::remove_all(dir);
 }
 
 TEST_F(RetrievalMethodsTest, TimeExpressionsFavourTurnsSaidThen) {

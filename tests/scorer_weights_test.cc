@@ -14,7 +14,8 @@ namespace ontomem {
 namespace {
 
 TEST(ScorerWeights, RoundTripsAndKeepsHowItWasFitted) {
-  const std::string dir = testing::MakeTempDir("ontomem-scorer");
+  const testing::TempDir temp("ontomem-scorer");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/scorer.json";
   ScorerWeights w;
   w.w_graph = 0.6f, w.w_dense = 0.3f, w.w_profile = 0.1f;
@@ -30,11 +31,11 @@ TEST(ScorerWeights, RoundTripsAndKeepsHowItWasFitted) {
   RetrieverConfig rc;
   ApplyScorerWeights(*back, &rc);
   EXPECT_FLOAT_EQ(rc.w_graph, 0.6f);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ScorerWeights, BadFilesAreRefusedWithTheReason) {
-  const std::string dir = testing::MakeTempDir("ontomem-scorer");
+  const testing::TempDir temp("ontomem-scorer");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/scorer.json";
   struct Case {
     const char* text;
@@ -68,7 +69,6 @@ TEST(ScorerWeights, BadFilesAreRefusedWithTheReason) {
   EXPECT_NE(mem.status().message().find("scorer.json"), std::string::npos) << mem.status().ToString();
   ASSERT_TRUE(SaveScorerWeights(path, ScorerWeights{}, "").ok());
   EXPECT_TRUE(Memory::Open(o).ok());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

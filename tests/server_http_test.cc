@@ -41,7 +41,6 @@ std::string ReadSource(const std::string& rel) {
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-server");
     Options o;
     o.data_dir = dir_;
     o.embedder = std::make_shared<testing::FakeEmbedder>();
@@ -56,7 +55,6 @@ class ServerTest : public ::testing::Test {
   void TearDown() override {
     StopServer();
     memory_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
   void StartServer(ServerOptions so) {
@@ -129,7 +127,8 @@ class ServerTest : public ::testing::Test {
     ASSERT_EQ(r->status, 200) << r->body;
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-server"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::unique_ptr<Memory> memory_;
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<httplib::Client> client_;

@@ -43,7 +43,8 @@ TEST(ServerSha256, Fips180Vectors) {
 }
 
 TEST(ServerKeys, AddLoadLookup) {
-  const std::string dir = testing::MakeTempDir("ontomem-keys");
+  const testing::TempDir temp("ontomem-keys");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/keys";
   auto a = AddKey(path, "acme");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
@@ -66,12 +67,12 @@ TEST(ServerKeys, AddLoadLookup) {
   EXPECT_FALSE(ks->Lookup(""));
   EXPECT_FALSE(ks->Lookup(a->substr(0, a->size() - 1)));
   EXPECT_EQ(AddKey(path, "").status().code(), StatusCode::kInvalidArgument);
-  std::filesystem::remove_all(dir);
 }
 
 // Ten processes' worth of `keys add` at once: every key printed must work afterwards.
 TEST(ServerKeys, ConcurrentAddsLoseNoKey) {
-  const std::string dir = testing::MakeTempDir("ontomem-keys");
+  const testing::TempDir temp("ontomem-keys");
+  const std::string& dir = temp.path();
   const std::string path = dir + "/keys";
   std::vector<std::string> keys(10);
   std::vector<std::thread> threads;
@@ -87,11 +88,11 @@ TEST(ServerKeys, ConcurrentAddsLoseNoKey) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(ks->Lookup(keys[static_cast<size_t>(i)]).value_or(""), "tenant" + std::to_string(i));
   for (const auto& e : std::filesystem::directory_iterator(dir))  // no temporary file left behind
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ServerKeys, AKeyThatCouldNeverWorkIsRefused) {
-  const std::string dir = testing::MakeTempDir("ontomem-keys");
+  const testing::TempDir temp("ontomem-keys");
+  const std::string& dir = temp.path();
   // A tenant starting with '#' would be written as a comment line.
   Status st = AddKey(dir + "/keys", "#ops").status();
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
@@ -101,7 +102,6 @@ TEST(ServerKeys, AKeyThatCouldNeverWorkIsRefused) {
   EXPECT_EQ(KeyStore::Load(dir + "/adir").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(AddKey(dir + "/adir", "acme").status().code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(dir + "/adir.tmp"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ServerKeys, ParseErrorsNameTheLine) {

@@ -28,13 +28,11 @@ double Dot(const std::vector<float>& a, const std::vector<float>& b) {
 class SifEmbedderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("sif_test");
     path_ = testing::WriteTinyLexicon(dir_);
     auto e = SifEmbedder::Open(path_);
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     embedder_ = *e;
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::vector<float> Embed(std::string_view text, const Embedder* e = nullptr) {
     if (e == nullptr) e = embedder_.get();
@@ -47,7 +45,9 @@ class SifEmbedderTest : public ::testing::Test {
     return std::make_shared<SifEmbedder>(embedder_->shared_lexicon(), o);
   }
 
-  std::string dir_, path_;
+  const testing::TempDir temp_{"sif_test"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
+  std::string path_;
   std::shared_ptr<SifEmbedder> embedder_;
 };
 

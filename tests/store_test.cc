@@ -104,13 +104,11 @@ std::string RawQueryText(const std::string& path, const std::string& sql) {
 class StoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-store");
     store_ = Make();
     ASSERT_NE(store_, nullptr);
   }
   void TearDown() override {
     store_.reset();
-    if (!HasFailure()) fs::remove_all(dir_);
   }
   std::unique_ptr<Store> Make() {
     if (GetParam() == "Memory") return NewInMemoryStore();
@@ -123,7 +121,8 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-store"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::unique_ptr<Store> store_;
   const UserKey alice_{"acme", "alice"};
 };
@@ -783,11 +782,7 @@ INSTANTIATE_TEST_SUITE_P(Impl, StoreTest, ::testing::Values("Sqlite", "Memory"),
 class SqliteStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir("ontomem-sqlite");
     db_path_ = (fs::path(dir_) / kDatabaseFileName).string();
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
   }
   std::unique_ptr<Store> Open(bool create = true, Durability d = Durability::kNormal) {
     auto s = OpenSqliteStore(dir_, create, d);
@@ -816,7 +811,8 @@ class SqliteStoreTest : public ::testing::Test {
     EXPECT_EQ(ReadBytes(db_path_), before);
   }
 
-  std::string dir_;
+  const testing::TempDir temp_{"ontomem-sqlite"};  // before what uses it: removed after
+  const std::string dir_ = temp_.path();
   std::string db_path_;
 };
 

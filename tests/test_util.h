@@ -9,9 +9,22 @@
 
 namespace ontomem::testing {
 
-// A fresh empty directory under the system temp dir; removed by the caller (or left for
-// inspection on failure).
-std::string MakeTempDir(const std::string& prefix);
+// A fresh empty directory under the system temp dir, removed with everything in it when this
+// goes out of scope, unless the test (or, outside a test, its suite) has failed: then it is kept
+// for inspection and its path printed to stderr. Declare it before whatever uses the directory
+// (stores, servers, child processes) so they are gone first.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // Overwrites the byte at `offset` of an existing file with 0x7f (a damaged checkpoint).
 void DamageByte(const std::string& path, long offset);

@@ -74,7 +74,8 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("--teacher replaces --ensemble"), std::string::npos) << st.ToString();
   c.ensemble = 1;
-  const std::string tdir = testing::MakeTempDir("ontomem-train-combiner-teacher");
+  const testing::TempDir teacher_temp("ontomem-train-combiner-teacher");
+  const std::string& tdir = teacher_temp.path();
   c.teacher_path = tdir + "/missing.bin";
   st = Train(c);
   EXPECT_FALSE(st.ok());
@@ -87,7 +88,6 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   EXPECT_NE(st.message().find("this build computes " + std::to_string(kCombinerFeatures) + " features"),
             std::string::npos)
       << st.ToString();
-  std::filesystem::remove_all(tdir);
   c.teacher_path.clear();
   c.distill = false;
   c.listwise = true;
@@ -101,13 +101,13 @@ TEST(TrainCombinerArgs, ClearErrorsForRouteSplitsAndSettings) {
   // A file that does not exist is an error naming it (nothing was trained or written).
   c.hidden = {8};
   c.bench.embedder = std::make_shared<testing::FakeEmbedder>();
-  const std::string dir = testing::MakeTempDir("ontomem-train-combiner");
+  const testing::TempDir temp("ontomem-train-combiner");
+  const std::string& dir = temp.path();
   c.out_path = dir + "/never-written.bin";  // not the installed model
   st = Train(c);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.ToString().find("train.json"), std::string::npos) << st.ToString();
   EXPECT_FALSE(std::filesystem::exists(c.out_path));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

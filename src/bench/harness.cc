@@ -304,6 +304,14 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
     auto dir = std::filesystem::temp_directory_path() /
                fmt::format("ontomem-bench-{}-{}", ::getpid(), result->at("datasets").size());
     std::filesystem::remove_all(dir);
+    // Removed on every exit, error returns included; declared before the store, which closes first.
+    struct RemoveDir {
+      std::filesystem::path dir;
+      ~RemoveDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+      }
+    } remove_dir{dir};
     Options opts;
     opts.data_dir = dir.string();
     opts.embedder = config.embedder;
@@ -477,7 +485,6 @@ Status RunBench(const BenchConfig& config, std::ostream& table, json* result) {
       (void)mem.Forget(key);  // keep the bench's memory flat across samples
     }
     if (config.progress) fmt::print(stderr, "\n");
-    std::filesystem::remove_all(dir);
 
     json dj{{"path", path}, {"questions", questions}, {"skipped_evidence", skipped_evidence},
             {"turns", turns_total}, {"methods", json::object()}};
