@@ -617,8 +617,10 @@ TEST_F(EngineGraphTest, ATurnWithoutATimeTakesTheLatestTimeBeforeIt) {
   const auto* dislikes = EdgeOf(g, "DISLIKES", "entity:titanic");
   ASSERT_NE(dislikes, nullptr);
   EXPECT_EQ((*dislikes)["valid_from"], day);
-  for (const auto& e : g["edges"])
-    if (e["relation"] == "LIKES") EXPECT_EQ(e["valid_to"], day + 1) << e.dump();  // ended where the hate stands
+  for (const auto& e : g["edges"]) {
+    if (e["relation"] != "LIKES") continue;
+    EXPECT_EQ(e["valid_to"], day + 1) << e.dump();  // ended where the hate stands
+  }
   // An older turn replays the graph: the time-less turn keeps its place after day 1.
   ASSERT_TRUE(mem->Ingest(ana_, T("D0:1", "I love titanic", day / 2, "s0")).ok());
   const nlohmann::json replayed = Graph(mem.get(), ana_);

@@ -189,6 +189,38 @@ TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
   EXPECT_FALSE(past("My uncle used to fix clocks.", "uncle", "HAS_RELATIVE"));
 }
 
+// Rule 17: a liking negated "anymore", and what the speaker stopped doing or liking, ended; read
+// as a dislike held once, the old liking stayed current in the graph.
+TEST(ExtractRuleVerifier, AStanceOrHabitThatStoppedHasEnded) {
+  RuleVerifier v;
+  auto verdict = [&](const std::string& text, const std::string& tail, const std::string& rel, Modality m) {
+    const Turn t = MakeTurn(text);
+    const Verdict d = v.Verify(Cand(t.text, tail, rel, m), t);
+    EXPECT_TRUE(d.valid) << text;
+    return (d.relation.empty() ? rel : d.relation) + "/" + (d.modality ? ModalityName(*d.modality) : "unchanged");
+  };
+  const auto kPast = Modality::kPast, kAsserted = Modality::kAsserted;
+  EXPECT_EQ(verdict("Tbh I don't really enjoy board games anymore.", "board games", "DISLIKES", kPast), "LIKES/past");
+  EXPECT_EQ(verdict("Tbh I don't really enjoy board games anymore.", "board games", "DISLIKES", kAsserted),
+            "LIKES/past");
+  EXPECT_EQ(verdict("I'm not a fan of cruises any more.", "cruises", "DISLIKES", kPast), "LIKES/past");
+  EXPECT_EQ(verdict("I stopped going to the climbing gym.", "climbing gym", "HAS_HABIT", kAsserted), "HAS_HABIT/past");
+  EXPECT_EQ(verdict("We gave up the allotment last spring.", "allotment", "HAS_HABIT", kAsserted), "HAS_HABIT/past");
+  EXPECT_EQ(verdict("I stopped watching reality TV.", "reality TV", "DISLIKES", kPast), "LIKES/past");
+  EXPECT_EQ(verdict("I've gone off sparkling wine.", "sparkling wine", "HAS_HABIT", kAsserted), "LIKES/past");
+  EXPECT_EQ(verdict("Honestly I lost interest in crosswords.", "crosswords", "LIKES", kAsserted), "LIKES/past");
+  // Not stopped: negated, planned, nearly; a dislike that has ended and a longing are left alone.
+  {
+    const Turn t = MakeTurn("I never quit knitting, even in hospital.");
+    const Verdict d = v.Verify(Cand(t.text, "knitting", "HAS_HABIT", kAsserted), t);
+    EXPECT_FALSE(d.modality.has_value());
+  }
+  EXPECT_EQ(verdict("I should give up sugar.", "sugar", "LIKES", kAsserted), "LIKES/unchanged");
+  EXPECT_EQ(verdict("I almost quit the choir in May.", "choir", "HAS_HABIT", kAsserted), "HAS_HABIT/unchanged");
+  EXPECT_EQ(verdict("I don't hate olives anymore.", "olives", "LIKES", kPast), "LIKES/unchanged");
+  EXPECT_EQ(verdict("I don't miss my old flip phone anymore.", "flip phone", "LIKES", kPast), "LIKES/unchanged");
+}
+
 TEST(ExtractRuleVerifier, WhatWasTakenUpInsteadIsCurrent) {
   RuleVerifier v;
   auto verdict = [&](const std::string& text, const std::string& tail, const std::string& rel, Modality m) {
@@ -531,6 +563,12 @@ TEST_F(ShippedExtractor, UpdatesMakeTheOldValuePast) {
     EXPECT_FALSE(has(new_m, Modality::kPast)) << u.text << ": new value " << u.new_value << " read as past";
   }
   Check({"I was really into roses, not anymore.", "roses", "LIKES", Modality::kPast, ""});
+}
+
+TEST_F(ShippedExtractor, WhatStoppedHasEnded) {
+  Check({"Tbh we don't enjoy camping anymore since the baby.", "camping", "LIKES", Modality::kPast, ""});
+  Check({"I've gone off sparkling wine.", "sparkling wine", "LIKES", Modality::kPast, ""});
+  Check({"I stopped playing squash.", "playing squash", "LIKES", Modality::kPast, ""});
 }
 
 TEST_F(ShippedExtractor, PastIsNotCurrent) {

@@ -164,6 +164,65 @@ bool TakenUp(const std::vector<Token>& t, int tb, int te) {
   return false;
 }
 
+// Whether the tail's clause says a negated state stopped: "anymore", "any more" ("I don't like
+// hiking anymore" states today's stance, as "I don't drink anymore" is a current avoidance).
+bool SaysAnymore(const std::vector<Token>& t, int at) {
+  int lo = at, hi = at;
+  while (lo > 0 && !ClauseEnd(t[static_cast<size_t>(lo - 1)])) --lo;
+  while (hi < static_cast<int>(t.size()) && !ClauseEnd(t[static_cast<size_t>(hi)])) ++hi;
+  for (int i = lo; i < hi; ++i) {
+    const std::string& x = t[static_cast<size_t>(i)].lower;
+    if (x == "anymore" || (x == "any" && LowerIn(t, i + 1, lo, hi) == "more")) return true;
+  }
+  return false;
+}
+
+// What the speaker says before the tail that they stopped: kStoppedDoing ("stopped playing
+// chess", "quit WoW", "gave up coffee", "stopped going to the gym", "outgrew"), kStoppedLiking
+// ("I've gone off opera", "lost interest in", "grew out of", "fell out of love with"), else
+// kNotStopped. Between the phrase and the tail: determiners and possessives, or a verb in -ing
+// with its preposition ("watching", "going to the"). Past forms only, and not negated, planned or
+// nearly done ("never quit running", "I should give up sugar", "almost quit").
+enum Ceased { kNotStopped, kStoppedDoing, kStoppedLiking };
+Ceased CeasedBefore(const std::vector<Token>& t, int tb) {
+  static const std::set<std::string, std::less<>> kDeterminer = {"my", "our", "the", "a", "an", "all", "that"};
+  static const std::set<std::string, std::less<>> kPreposition = {"to", "at", "with", "for", "on", "in"};
+  static const std::set<std::string, std::less<>> kNotDone = {
+      "not", "n't", "never", "cannot", "to", "will", "'ll", "should", "might", "could", "would", "'d",
+      "can", "must", "gonna", "almost", "nearly", "may", "wo", "ca", "shall"};
+  auto w = [&](int i) -> const std::string& { return LowerIn(t, i, 0, static_cast<int>(t.size())); };
+  // The phrase ending at token b and its length in words, or 0.
+  auto phrase = [&](int b, Ceased* kind) {
+    *kind = kStoppedDoing;
+    if (w(b) == "stopped" || w(b) == "quit" || w(b) == "outgrew" || w(b) == "outgrown") return 1;
+    if (w(b) == "up" && (w(b - 1) == "gave" || w(b - 1) == "given")) return 2;
+    *kind = kStoppedLiking;
+    if (w(b) == "off" && w(b - 1) == "gone") return 2;  // not "went off" (an alarm)
+    if (w(b) == "in" && w(b - 1) == "interest" && w(b - 2) == "lost") return 3;
+    if (w(b) == "of" && w(b - 1) == "out" && (w(b - 2) == "grew" || w(b - 2) == "grown")) return 3;
+    if (w(b) == "with" && w(b - 1) == "love" && w(b - 2) == "of" && w(b - 3) == "out" && w(b - 4) == "fell") return 5;
+    *kind = kNotStopped;
+    return 0;
+  };
+  int b = tb - 1;
+  while (b >= 0 && kDeterminer.count(w(b))) --b;
+  Ceased kind = kNotStopped;
+  int len = phrase(b, &kind);
+  if (len == 0) {
+    // "stopped going to the gym", "gave up watching TV"
+    if (kPreposition.count(w(b))) --b;
+    while (b >= 0 && kDeterminer.count(w(b))) --b;
+    const std::string& ing = w(b);
+    if (ing.size() < 5 || ing.compare(ing.size() - 3, 3, "ing") != 0) return kNotStopped;
+    len = phrase(b - 1, &kind);
+    if (len == 0) return kNotStopped;
+    --b;
+  }
+  const int before = b - len;
+  if (kNotDone.count(w(before)) || kNotDone.count(w(before - 1))) return kNotStopped;
+  return kind;
+}
+
 // Why the tail [tb, te) names no thing the speaker could hold a stance on, or "" when it may:
 // a verb before its object ("feed them properly") or particle ("I start to hang out"), the
 // noun of a light-verb idiom ("give it a shot", "a fair try"), a person addressed ("That's
@@ -374,10 +433,26 @@ Verdict RuleVerifier::Verify(const Assertion& c, const Turn& turn) const {
       v.modality = Modality::kPast;
     // (10) What the speaker took up instead holds now.
     if (c.modality == Modality::kPast && TakenUp(toks, tb, te)) v.modality = Modality::kAsserted;
+    // (17) A change of stance: a liking negated "anymore" ("don't like X anymore", "not a fan of
+    // X any more") is a liking that ended, not a dislike held once, which would leave the liking
+    // current in the graph ("don't miss X anymore", the other way, is left alone); what the
+    // speaker stopped doing or liking ("stopped playing chess", "gone off opera") is a liking or
+    // habit that ended, never a dislike nor a current habit.
+    const bool taste = c.relation == "LIKES" || c.relation == "DISLIKES";
+    const bool stopped_liking = (c.modality == Modality::kPast || c.modality == Modality::kAsserted) && taste &&
+                                st.flipped > 0 && st.negative > 0 && st.positive == 0 && SaysAnymore(toks, tb);
+    if (stopped_liking) {
+      v.relation = "LIKES";
+      v.modality = Modality::kPast;
+    } else if (const Ceased ceased = CeasedBefore(toks, tb);
+               c.modality != Modality::kNegated && (taste || c.relation == "HAS_HABIT") && ceased != kNotStopped) {
+      v.modality = Modality::kPast;
+      if (ceased == kStoppedLiking || (c.relation == "DISLIKES" && st.negative == 0)) v.relation = "LIKES";
+    }
     // (5) LIKES vs DISLIKES against an unambiguous stance that a negation reversed ("don't
     // like", "never lets me down"): normalise the relation. Unnegated stance words are left to
     // the classifier ("so tired after work, painting helps").
-    if (c.modality != Modality::kNegated && st.flipped > 0) {
+    if (c.modality != Modality::kNegated && st.flipped > 0 && !stopped_liking) {
       if (c.relation == "LIKES" && st.negative > 0 && st.positive == 0) v.relation = "DISLIKES";
       if (c.relation == "DISLIKES" && st.positive > 0 && st.negative == 0) v.relation = "LIKES";
     }

@@ -63,9 +63,12 @@ class Verifier {
 // relation when the copula was read as another state, a job, or (a condition) a taste ("I'm
 // diabetic" read as BELIEVES); (16) a FOLLOWS_DIET tail names a diet (a diet_class synonym) or
 // reads as one ("wheat-free", "low-FODMAP", "no pork", "flexitarian", "the DASH diet"):
-// "four-fifteen" and "place-order" are no diets. The type check also refuses an
-// ALLERGIC_TO tail WordNet knows with no food, plant, animal, substance, product or body sense
-// ("dance", "auntie").
+// "four-fifteen" and "place-order" are no diets; (17) a liking negated "anymore" ("I don't like
+// hiking anymore") is a liking that ended (past LIKES, as "I'm not into X anymore"), and a liking
+// or habit the speaker says they stopped ("stopped playing chess", "gave up X", "I've gone off
+// opera", "lost interest in X") is past, a liking when read as a dislike with no word against it.
+// The type check also refuses an ALLERGIC_TO tail WordNet knows with no food, plant, animal,
+// substance, product or body sense ("dance", "auntie").
 class RuleVerifier : public Verifier {
  public:
   explicit RuleVerifier(FeatureResources res = {}) : res_(std::move(res)) {}
