@@ -164,8 +164,8 @@ bool TakenUp(const std::vector<Token>& t, int tb, int te) {
   return false;
 }
 
-// Whether the tail's clause says a negated state stopped: "anymore", "any more" ("I don't like
-// hiking anymore" states today's stance, as "I don't drink anymore" is a current avoidance).
+// Whether the tail's clause says "anymore" or "any more": with a negated liking, a liking that
+// ended ("I don't like hiking anymore").
 bool SaysAnymore(const std::vector<Token>& t, int at) {
   int lo = at, hi = at;
   while (lo > 0 && !ClauseEnd(t[static_cast<size_t>(lo - 1)])) --lo;
