@@ -162,11 +162,17 @@ TEST(ExtractRuleVerifier, AStanceOfSomeoneElseIsNotTheSpeakers) {
   EXPECT_TRUE(v.Verify(Cand(t4.text, "Kinetra", "USES", Modality::kAsserted), t4).valid);
 }
 
+// The verdict on (relation, tail, modality) said in `text`.
+Verdict VerifyAs(const Verifier& v, const std::string& text, const std::string& tail, const std::string& rel,
+                 Modality m) {
+  const Turn t = MakeTurn(text);
+  return v.Verify(Cand(t.text, tail, rel, m), t);
+}
+
 TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
   RuleVerifier v;
   auto past = [&](const std::string& text, const std::string& tail, const std::string& rel) {
-    const Turn t = MakeTurn(text);
-    const Verdict d = v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t);
+    const Verdict d = VerifyAs(v, text, tail, rel, Modality::kAsserted);
     EXPECT_TRUE(d.valid) << text;
     return d.modality == Modality::kPast;
   };
@@ -194,8 +200,7 @@ TEST(ExtractRuleVerifier, AStancePlacedInThePastNoLongerHolds) {
 TEST(ExtractRuleVerifier, AStanceOrHabitThatStoppedHasEnded) {
   RuleVerifier v;
   auto verdict = [&](const std::string& text, const std::string& tail, const std::string& rel, Modality m) {
-    const Turn t = MakeTurn(text);
-    const Verdict d = v.Verify(Cand(t.text, tail, rel, m), t);
+    const Verdict d = VerifyAs(v, text, tail, rel, m);
     EXPECT_TRUE(d.valid) << text;
     return (d.relation.empty() ? rel : d.relation) + "/" + (d.modality ? ModalityName(*d.modality) : "unchanged");
   };
@@ -210,11 +215,8 @@ TEST(ExtractRuleVerifier, AStanceOrHabitThatStoppedHasEnded) {
   EXPECT_EQ(verdict("I've gone off sparkling wine.", "sparkling wine", "HAS_HABIT", kAsserted), "LIKES/past");
   EXPECT_EQ(verdict("Honestly I lost interest in crosswords.", "crosswords", "LIKES", kAsserted), "LIKES/past");
   // Not stopped: negated, planned, nearly; a dislike that has ended and a longing are left alone.
-  {
-    const Turn t = MakeTurn("I never quit knitting, even in hospital.");
-    const Verdict d = v.Verify(Cand(t.text, "knitting", "HAS_HABIT", kAsserted), t);
-    EXPECT_FALSE(d.modality.has_value());
-  }
+  EXPECT_FALSE(VerifyAs(v, "I never quit knitting, even in hospital.", "knitting", "HAS_HABIT", kAsserted)
+                   .modality.has_value());
   EXPECT_EQ(verdict("I should give up sugar.", "sugar", "LIKES", kAsserted), "LIKES/unchanged");
   EXPECT_EQ(verdict("I almost quit the choir in May.", "choir", "HAS_HABIT", kAsserted), "HAS_HABIT/unchanged");
   EXPECT_EQ(verdict("I don't hate olives anymore.", "olives", "LIKES", kPast), "LIKES/unchanged");
@@ -224,8 +226,7 @@ TEST(ExtractRuleVerifier, AStanceOrHabitThatStoppedHasEnded) {
 TEST(ExtractRuleVerifier, WhatWasTakenUpInsteadIsCurrent) {
   RuleVerifier v;
   auto verdict = [&](const std::string& text, const std::string& tail, const std::string& rel, Modality m) {
-    const Turn t = MakeTurn(text);
-    const Verdict d = v.Verify(Cand(t.text, tail, rel, m), t);
+    const Verdict d = VerifyAs(v, text, tail, rel, m);
     EXPECT_TRUE(d.valid) << text;
     return d.modality;
   };
@@ -241,8 +242,7 @@ TEST(ExtractRuleVerifier, WhatWasTakenUpInsteadIsCurrent) {
 
 // The verdict on an asserted (relation, tail) said in `text`.
 Verdict VerifyAsserted(const Verifier& v, const std::string& text, const std::string& tail, const std::string& rel) {
-  const Turn t = MakeTurn(text);
-  return v.Verify(Cand(t.text, tail, rel, Modality::kAsserted), t);
+  return VerifyAs(v, text, tail, rel, Modality::kAsserted);
 }
 
 bool ValidAsserted(const Verifier& v, const std::string& text, const std::string& tail, const std::string& rel) {
